@@ -1,0 +1,239 @@
+"""Build the index from rulebooks: read -> parse -> embed -> store, with a report.
+
+Everything that can fail on bad input (reading, decoding, parsing) happens
+before anything is written, and the write itself is atomic (``store``), so a
+bad file in the batch leaves the live index exactly as it was.
+
+Re-ingesting is cheap: when the files, fixes, embedder and format are
+unchanged the index is left alone without loading the embedding model; when
+only some files changed, vectors of unchanged chunks are reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ruleslawyer.errors import IndexCorruptError, RulebookError
+from ruleslawyer.ingest.embed import Embedder
+from ruleslawyer.ingest.parse import parse_rulebook
+from ruleslawyer.ingest.reader import read_rulebook
+from ruleslawyer.ingest.sources import Rulebook, file_sha256
+from ruleslawyer.ingest.store import FORMAT_VERSION, IndexStore
+from ruleslawyer.records import RuleUnit
+
+_SENTENCE = re.compile(r"(?<=[.!?:])\s+(?=[A-Z\[(\"'])")
+CHUNK_CHARS = 600
+
+
+@dataclass
+class FileReport:
+    file: str
+    game: str
+    parser: str
+    units: int
+    titles_printed: int
+    titles_inferred: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    furniture_chars: int = 0
+    furniture: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class IngestReport:
+    files: list[FileReport] = field(default_factory=list)
+    units_by_game: dict[str, int] = field(default_factory=dict)
+    up_to_date: bool = False
+    reused_vectors: int = 0
+    embedded_chunks: int = 0
+    seconds: float = 0.0
+    index_path: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def units(self) -> int:
+        return sum(self.units_by_game.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        d = asdict(self)
+        d["units"] = self.units
+        return d
+
+
+def chunk_texts(unit: RuleUnit) -> list[str]:
+    """What gets embedded for a unit: the whole (capped) unit, plus sentence windows
+    for long units, so one relevant sentence in a long rule still scores."""
+    head = f"{unit.title} ({unit.rule_id})" if unit.title else unit.rule_id
+    text = unit.search_text or unit.text
+    chunks = [f"{head}: {text[:1000]}"]
+    if len(text) > CHUNK_CHARS:
+        sentences = _SENTENCE.split(text)
+        window: list[str] = []
+        for sentence in sentences:
+            if window and len(" ".join(window)) + len(sentence) > CHUNK_CHARS:
+                chunks.append(f"{head}: {' '.join(window)}")
+                window = window[-1:]  # one sentence of overlap keeps context
+            window.append(sentence)
+        if window and len(window) > 1 or (window and len(chunks) == 1):
+            chunks.append(f"{head}: {' '.join(window)}")
+    return chunks
+
+
+def _fingerprint(books: list[Rulebook], embedder_name: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": b.file,
+            "path": str(b.path),
+            "origin": b.origin,
+            "game": b.game,
+            "title": b.title,
+            "edition": b.edition,
+            "sha256": file_sha256(b.path),
+            "fixes": hashlib.sha1(json.dumps(b.title_fixes, sort_keys=True).encode()).hexdigest(),
+        }
+        for b in books
+    ]
+
+
+def build_index(
+    books: list[Rulebook],
+    store: IndexStore,
+    embedder_factory: Callable[[], Embedder],
+    embedder_name: str,
+    *,
+    max_bytes: int,
+    encoding: str | None = None,
+    force: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> IngestReport:
+    """Ingest ``books`` into ``store``. Raises RulebookError before writing anything."""
+    t0 = time.perf_counter()
+    report = IngestReport()
+    if not books:
+        raise RulebookError("no rulebooks to ingest (the seeds manifest and the library are empty)")
+    sources = _fingerprint(books, embedder_name)
+    old = None
+    try:
+        old_manifest = store.read_manifest()
+    except IndexCorruptError:
+        old_manifest = None
+    if (
+        not force
+        and old_manifest
+        and old_manifest.get("format_version") == FORMAT_VERSION
+        and old_manifest.get("embedder") == embedder_name
+        and old_manifest.get("sources") == sources
+    ):
+        report.up_to_date = True
+        report.units_by_game = dict(old_manifest.get("units_by_game", {}))
+        report.files = [FileReport(**f) for f in old_manifest.get("report", [])]
+        report.index_path = str(store.current_dir())
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    units: list[RuleUnit] = []
+    keys: dict[tuple[str, str], int] = {}
+    for book in books:
+        text = read_rulebook(book.path, max_bytes=max_bytes, encoding=encoding)
+        if progress:
+            progress(f"parsing {book.file}", 0, 0)
+        parsed = parse_rulebook(
+            text, file=book.file, game=book.game, parent=book.title, title_fixes=book.title_fixes
+        )
+        fr = FileReport(
+            file=book.file,
+            game=book.game,
+            parser=parsed.parser,
+            units=len(parsed.units),
+            titles_printed=sum(1 for u in parsed.units if u.title_source == "printed"),
+            titles_inferred=[
+                f"{u.rule_id} -> {u.title} ({u.title_source})"
+                for u in parsed.units
+                if u.title_inferred and u.title_source != "first-words"
+            ],
+            merged=list(parsed.merged),
+            furniture_chars=parsed.furniture_chars,
+            furniture=sorted({why for _, _, why in parsed.furniture}),
+            warnings=list(parsed.warnings),
+        )
+        gaps = parsed.uncovered(text)
+        if gaps:
+            fr.warnings.append(f"{book.file}: {sum(e - s for s, e in gaps)} characters in no unit")
+        for unit in parsed.units:
+            if unit.key in keys:
+                first = units[keys[unit.key]]
+                if first.search_text == unit.search_text:
+                    units[keys[unit.key]] = replace(first, merged=first.merged + 1)
+                    fr.merged.append(unit.rule_id)
+                    continue
+                renamed = f"{unit.rule_id} ({book.path.stem})"
+                fr.warnings.append(
+                    f"{book.file}: rule {unit.rule_id} already exists in {unit.game}; kept as {renamed!r}"
+                )
+                unit = replace(unit, rule_id=renamed)
+            keys[unit.key] = len(units)
+            units.append(unit)
+        report.files.append(fr)
+
+    # Vectors: reuse rows whose embedded text is unchanged.
+    texts: list[str] = []
+    chunk_unit: list[int] = []
+    for i, unit in enumerate(units):
+        for chunk in chunk_texts(unit):
+            texts.append(chunk)
+            chunk_unit.append(i)
+    hashes = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+    reuse: dict[str, np.ndarray] = {}
+    if old_manifest and old_manifest.get("embedder") == embedder_name:
+        try:
+            embedder_probe = embedder_factory()
+            old = store.load(embedder_name, embedder_probe.dim)
+            vecs = old.vectors()
+            reuse = {h: vecs[row] for row, h in enumerate(old.chunk_text_hash) if row < len(vecs)}
+        except IndexCorruptError:
+            reuse = {}
+    todo = [i for i, h in enumerate(hashes) if h not in reuse]
+    embedder = embedder_factory()
+    vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    for i, h in enumerate(hashes):
+        if h in reuse:
+            vectors[i] = reuse[h]
+    if todo:
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress:
+                progress("embedding", done, len(todo))
+
+        new = embedder.embed([texts[i] for i in todo], progress=tick)
+        vectors[todo] = new
+    report.reused_vectors = len(texts) - len(todo)
+    report.embedded_chunks = len(todo)
+
+    by_game = Counter(u.game for u in units)
+    report.units_by_game = dict(sorted(by_game.items()))
+    manifest = {
+        "embedder": embedder_name,
+        "dim": embedder.dim,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "sources": sources,
+        "units_by_game": report.units_by_game,
+        "report": [fr.__dict__ for fr in report.files],
+    }
+    path = store.write(units, vectors, chunk_unit, hashes, manifest)
+    report.index_path = str(path)
+    report.seconds = time.perf_counter() - t0
+    return report

@@ -1,0 +1,1 @@
+"""Prompt templates (``templates/*.txt``) and the code that fills them."""

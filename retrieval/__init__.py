@@ -1,0 +1,1 @@
+"""Question -> the rule units that answer it (dense + BM25 + exact lookup, fused)."""

@@ -1,0 +1,232 @@
+"""The ``ruleslawyer`` command line. Each command's docstring is its --help.
+
+Domain errors (``RulesLawyerError``) become one ``Error: ...`` line and exit
+code 1 here, at the edge; nothing below prints or exits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ruleslawyer.errors import RulesLawyerError
+from ruleslawyer.records import GAMES, RuleUnit
+from ruleslawyer.settings import Settings
+
+GAME_CHOICE = click.Choice([*GAMES, "auto"], case_sensitive=False)
+
+
+class Context:
+    """What every command gets: the settings, and the service built from them on demand."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._service: Any = None
+
+    def service(self, **overrides: Any) -> Any:
+        from ruleslawyer.service import RulesService
+
+        if overrides:
+            self.settings = self.settings.with_overrides(**overrides)
+            self._service = None
+        if self._service is None:
+            self._service = RulesService(self.settings)
+        return self._service
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+def _game(value: str | None) -> str | None:
+    return None if value in (None, "auto") else value.lower()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--data-dir", type=click.Path(path_type=Path), envvar="RULESLAWYER_DATA_DIR",
+              help="Where the index and added rulebooks live (default: .ruleslawyer/ in a checkout).")
+@click.version_option(package_name="ruleslawyer")
+@click.pass_context
+def cli(ctx: click.Context, data_dir: Path | None) -> None:
+    """ruleslawyer: answers tabletop wargame rules questions from the rulebooks,
+    quoting and citing the rules, offline."""
+    settings = Settings.from_env()
+    if data_dir:
+        settings = settings.with_overrides(data_dir=data_dir)
+    ctx.obj = Context(settings)
+
+
+# --- ingest -----------------------------------------------------------------
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--game", type=click.Choice(GAMES, case_sensitive=False),
+              help="Game of the rulebooks in PATHS (required with PATHS).")
+@click.option("--encoding", help="Text encoding of PATHS when not UTF-8 (e.g. cp1252).")
+@click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@pass_ctx
+def ingest(ctx: Context, paths: tuple[Path, ...], game: str | None, encoding: str | None,
+           force: bool, as_json: bool) -> None:
+    """Build the rules index from the seed rulebooks and any added ones.
+
+    With PATHS, each text file is validated, copied into your rulebook
+    library as a GAME rulebook, and indexed with the rest. A bad file is
+    refused with a message and the existing index is left untouched.
+    """
+    service = ctx.service()
+    bar = _progress_bar(enabled=not as_json)
+    report = service.ingest(list(paths), game=game, encoding=encoding, force=force, progress=bar)
+    bar.close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    if report.up_to_date:
+        click.echo(f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild.")
+    for f in report.files:
+        click.echo(f"{f.file}  [{f.game}, {f.parser} parser]  {f.units} units")
+        click.echo(f"    titles: {f.titles_printed} printed, {len(f.titles_inferred)} recovered")
+        for t in f.titles_inferred:
+            click.echo(f"      {t}")
+        if f.merged:
+            click.echo(f"    duplicates merged: {', '.join(f.merged)}")
+        if f.furniture_chars:
+            click.echo(f"    left out as page furniture: {f.furniture_chars} chars ({'; '.join(f.furniture)})")
+        for w in f.warnings:
+            click.echo(f"    warning: {w}")
+    by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())
+    if not report.up_to_date:
+        click.echo(
+            f"Indexed {report.units} rules ({by_game}) in {report.seconds:.1f}s "
+            f"({report.embedded_chunks} chunks embedded, {report.reused_vectors} reused) -> {report.index_path}"
+        )
+
+
+class _Bar:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or not total:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=stage, unit="chunk", file=sys.stderr, leave=False)
+        self._bar.n = done
+        self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _progress_bar(enabled: bool) -> _Bar:
+    return _Bar(enabled)
+
+
+# --- rules ------------------------------------------------------------------
+@cli.group()
+def rules() -> None:
+    """List and read the rules in the index."""
+
+
+@rules.command("list")
+@click.option("--game", type=click.Choice(GAMES, case_sensitive=False), help="Only this game.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array of rule units.")
+@pass_ctx
+def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
+    """List the loaded rules: game, ID and title."""
+    units = ctx.service().units(game)
+    if as_json:
+        click.echo(json.dumps([u.to_dict() for u in units], indent=1, ensure_ascii=False))
+        return
+    for u in units:
+        flag = " *" if u.title_inferred and u.title_source != "first-words" else ""
+        click.echo(f"{u.game:10s} {u.rule_id:38s} {u.title}{flag}")
+    click.echo(f"{len(units)} rules (* title recovered at ingest)")
+
+
+@rules.command("show")
+@click.argument("rule_id")
+@click.option("--game", type=click.Choice(GAMES, case_sensitive=False), help="Only this game.")
+@click.option("--json", "as_json", is_flag=True, help="Print the unit(s) as JSON.")
+@pass_ctx
+def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> None:
+    """Print one rule by its number or name (e.g. 24.21, Redeploy, FAQ 1)."""
+    units = ctx.service().find_rules(rule_id, game)
+    if as_json:
+        payload: Any = units[0].to_dict() if len(units) == 1 else [u.to_dict() for u in units]
+        click.echo(json.dumps(payload, indent=1, ensure_ascii=False))
+        return
+    for u in units:
+        click.echo(_format_unit(u))
+
+
+def _format_unit(u: RuleUnit) -> str:
+    title = f" {u.title}" if u.title else ""
+    note = f"  (title {_title_note(u)})" if u.title_inferred and u.title_source != "first-words" else ""
+    lines = [
+        click.style(f"{u.game} {u.rule_id}{title}", bold=True) + note,
+        f"{u.parent} · {u.source.file} chars {u.source.start}-{u.source.end}",
+        "",
+        u.text,
+    ]
+    if u.refs:
+        lines += ["", f"Refers to: {', '.join(u.refs)}"]
+    if u.merged:
+        lines += [f"(printed {u.merged + 1} times in the source; merged)"]
+    return "\n".join(lines) + "\n"
+
+
+def _title_note(u: RuleUnit) -> str:
+    return {
+        "body": "recovered from the rule text",
+        "nav": "recovered from page navigation",
+        "chapter": "taken from the chapter heading",
+        "manifest": "supplied by the rulebook manifest",
+    }.get(u.title_source, "inferred")
+
+
+# --- entry point --------------------------------------------------------------
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI, turning domain errors into one line and a non-zero exit."""
+    try:
+        cli.main(args=argv, prog_name="ruleslawyer", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except RulesLawyerError as err:
+        click.echo(f"Error: {_one_line(str(err))}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as err:  # a bug: still one line unless asked for the traceback
+        if os.environ.get("RULESLAWYER_DEBUG"):
+            raise
+        click.echo(
+            f"Internal error: {err.__class__.__name__}: {_one_line(str(err))} "
+            "(set RULESLAWYER_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        sys.exit(70)
+
+
+def _one_line(msg: str) -> str:
+    first = msg.strip().splitlines()[0] if msg.strip() else "unknown error"
+    return first
+
+
+Echo = Callable[[str], None]
+
+if __name__ == "__main__":
+    main()

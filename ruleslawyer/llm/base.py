@@ -1,0 +1,71 @@
+"""The one interface every LLM backend implements.
+
+Two operations are all the answer pipeline needs:
+
+- ``next_token_logprobs``: completion-style scoring of a few candidate next
+  tokens (" Yes" / " No"). Tiny models carry a usable yes/no signal in their
+  log-probabilities even when their free text is useless, so verdicts come
+  from here, never from generated text.
+- ``stream``: chat-style generation, optionally constrained by a JSON schema
+  (llama.cpp grammar, or the server's ``response_format``), yielding text
+  pieces as they arrive so the UI can stream them.
+
+Backends must be safe to call from several threads: they serialise access to
+the underlying model themselves.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from typing import Any, TypedDict
+
+
+class ChatMessage(TypedDict):
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+class LLM(ABC):
+    #: Shown to the user and recorded in eval reports, e.g. "qwen2.5-0.5b (llama.cpp)".
+    name: str = "llm"
+
+    @abstractmethod
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float] | None:
+        """Log-probability of each candidate as the next token after ``prompt``.
+
+        ``prompt`` is raw text (no chat template applied). Each candidate is
+        scored by its first token. Returns None when the backend cannot give
+        log-probabilities (some servers); callers then give no verdict.
+        """
+
+    @abstractmethod
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        json_schema: dict[str, Any] | None = None,
+        stop: Sequence[str] = (),
+    ) -> Iterator[str]:
+        """Generate a reply to ``messages``, yielding text pieces as they come.
+
+        Raises ``ruleslawyer.errors.ModelError`` on backend failure.
+        """
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int,
+        json_schema: dict[str, Any] | None = None,
+        stop: Sequence[str] = (),
+    ) -> str:
+        return "".join(self.stream(messages, max_tokens=max_tokens, json_schema=json_schema, stop=stop))
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` costs; backends without a tokenizer estimate."""
+        return max(1, len(text) // 4)
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the model; the default has nothing to release."""

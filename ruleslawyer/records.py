@@ -1,0 +1,195 @@
+"""The records passed between stages: plain frozen dataclasses.
+
+They are the project's vocabulary. Everything that goes to disk or to JSON
+goes through ``to_dict``/``from_dict`` here, so the on-disk format and the
+CLI's JSON shape are defined in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Game = Literal["40k", "aos", "warmachine"]
+GAMES: tuple[Game, ...] = ("40k", "aos", "warmachine")
+GAME_NAMES: dict[str, str] = {
+    "40k": "Warhammer 40,000",
+    "aos": "Age of Sigmar",
+    "warmachine": "Warmachine",
+}
+
+Verdict = Literal["yes", "no", "depends", "answer", "not_found"]
+VERDICTS: tuple[Verdict, ...] = ("yes", "no", "depends", "answer", "not_found")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a unit's text came from: file name and character span in it."""
+
+    file: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True)
+class RuleUnit:
+    """One rule a player can cite: a numbered rule, an ability, a ruling.
+
+    ``text`` is the original text (what we quote). ``search_text`` is the
+    same text with PDF damage normalised (curly quotes, non-breaking hyphens,
+    broken line joins) and is what retrieval indexes.
+    """
+
+    rule_id: str
+    game: str
+    title: str
+    text: str
+    parent: str = ""
+    source: Source = field(default_factory=lambda: Source("", 0, 0))
+    refs: tuple[str, ...] = ()
+    title_inferred: bool = False
+    # printed | body | nav | chapter | manifest | first-words | "" (see ingest.numbered)
+    title_source: str = ""
+    merged: int = 0  # identical copies of this unit dropped at ingest
+    kind: str = "rule"  # rule | ability | ruling | faq | appendix | section
+    search_text: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.game, self.rule_id)
+
+    @property
+    def label(self) -> str:
+        """How a citation chip shows the unit: ``40k 24.21 [LANCE]``."""
+        if self.title and self.title.lower() != self.rule_id.lower():
+            return f"{self.game} {self.rule_id} {self.title}"
+        return f"{self.game} {self.rule_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id,
+            "game": self.game,
+            "title": self.title,
+            "title_inferred": self.title_inferred,
+            "title_source": self.title_source,
+            "text": self.text,
+            "parent": self.parent,
+            "source": self.source.to_dict(),
+            "refs": list(self.refs),
+            "merged": self.merged,
+            "kind": self.kind,
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        """The on-disk form: the public dict plus the search text."""
+        record = self.to_dict()
+        record["search_text"] = self.search_text
+        return record
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RuleUnit:
+        src = d.get("source") or {}
+        return cls(
+            rule_id=str(d["rule_id"]),
+            game=str(d["game"]),
+            title=str(d.get("title", "")),
+            text=str(d["text"]),
+            parent=str(d.get("parent", "")),
+            source=Source(str(src.get("file", "")), int(src.get("start", 0)), int(src.get("end", 0))),
+            refs=tuple(d.get("refs", ())),
+            title_inferred=bool(d.get("title_inferred", False)),
+            title_source=str(d.get("title_source", "")),
+            merged=int(d.get("merged", 0)),
+            kind=str(d.get("kind", "rule")),
+            search_text=str(d.get("search_text", "")),
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved unit, its fused score and which retrievers found it."""
+
+    unit: RuleUnit
+    score: float
+    why: tuple[str, ...] = ()  # "dense" | "bm25" | "exact" | "ref"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.unit.rule_id,
+            "game": self.unit.game,
+            "title": self.unit.title,
+            "text": self.unit.text,
+            "score": round(self.score, 4),
+            "why": list(self.why),
+            "source": self.unit.source.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What the retriever returns for one question."""
+
+    query: str
+    game: str | None  # the game searched: given, detected, or None for all
+    game_detected: bool
+    hits: tuple[Hit, ...]
+    relevant: bool  # False when nothing clears the relevance floor
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "game": self.game,
+            "game_detected": self.game_detected,
+            "relevant": self.relevant,
+            "warnings": list(self.warnings),
+            "results": [h.to_dict() for h in self.hits],
+        }
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A verified citation: ``quote`` is a verbatim span of ``unit.text``."""
+
+    unit: RuleUnit
+    quote: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.unit.rule_id,
+            "game": self.unit.game,
+            "title": self.unit.title,
+            "quote": self.quote,
+            "text": self.unit.text,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    game: str | None
+    verdict: Verdict
+    answer: str
+    citations: tuple[Citation, ...]
+    search: SearchResult
+    model: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    confidence: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "game": self.game,
+            "verdict": self.verdict,
+            "answer": self.answer,
+            "citations": [c.to_dict() for c in self.citations],
+            "retrieved": [h.to_dict() for h in self.search.hits],
+            "model": self.model,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "notes": list(self.notes),
+            "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
+        }

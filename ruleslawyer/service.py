@@ -1,0 +1,206 @@
+"""The use cases: ingest rulebooks, look up rules, search, answer.
+
+The CLI, the UI and the eval runner all go through ``RulesService``; none of
+them touch the index, the embedder or the LLM directly. Heavy pieces (the
+embedding model, the index, the LLM) are created on first use and shared,
+so a one-shot ``rules show`` never imports torch.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
+from ruleslawyer.ingest.embed import MINILM_NAME, Embedder, HashEmbedder, make_embedder
+from ruleslawyer.ingest.normalize import normalize
+from ruleslawyer.ingest.pipeline import IngestReport, build_index
+from ruleslawyer.ingest.reader import read_rulebook
+from ruleslawyer.ingest.sources import Rulebook, add_to_library, check_game, read_manifest
+from ruleslawyer.ingest.store import IndexStore, StoredIndex
+from ruleslawyer.records import RuleUnit
+from ruleslawyer.settings import Settings
+
+_UNSET: Any = object()
+
+
+def rule_key(rule_id: str) -> str:
+    """How rule IDs compare: case, quote style, hyphens and spacing ignored."""
+    return normalize(rule_id).lower().replace('"', "")
+
+
+def number_ranges(rule_ids: Sequence[str]) -> str:
+    """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly."""
+    nums = sorted(
+        (int(a), int(b)) for a, b in (r.split(".") for r in rule_ids if re.fullmatch(r"\d+\.\d+", r))
+    )
+    parts: list[str] = []
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == (nums[j][0], nums[j][1] + 1):
+            j += 1
+        a, b = nums[i], nums[j]
+        parts.append(f"{a[0]}.{a[1]:02d}" + (f"-{b[0]}.{b[1]:02d}" if j > i else ""))
+        i = j + 1
+    return ", ".join(parts) or "none"
+
+
+class RulesService:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        llm: Any = _UNSET,
+    ) -> None:
+        self.settings = settings
+        self.store = IndexStore(settings.index_dir)
+        self._embedder = embedder
+        self._llm = llm
+        self._index: StoredIndex | None = None
+        self._index_dir: Path | None = None
+        self._retriever: Any = None
+        self._lock = threading.RLock()
+
+    # --- components ---------------------------------------------------------
+    @property
+    def embedder_name(self) -> str:
+        if self._embedder is not None:
+            return self._embedder.name
+        return HashEmbedder().name if self.settings.embedder == "fake" else MINILM_NAME
+
+    def embedder(self) -> Embedder:
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(self.settings.embedder, self.settings.n_threads)
+            return self._embedder
+
+    def rulebooks(self) -> list[Rulebook]:
+        return read_manifest(self.settings.seeds_dir, "seeds") + read_manifest(
+            self.settings.library_dir, "library"
+        )
+
+    # --- ingest -------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Sequence[Path] = (),
+        *,
+        game: str | None = None,
+        encoding: str | None = None,
+        force: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> IngestReport:
+        """Add ``paths`` (if any) to the library, then (re)build the index from all rulebooks."""
+        from filelock import FileLock, Timeout
+
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        new: list[tuple[Path, str]] = []
+        if paths:
+            if not game:
+                raise InputError("say which game these rules are for: --game 40k|aos|warmachine")
+            g = check_game(game)
+            for p in paths:
+                # Validate before the library or the index is touched.
+                text = read_rulebook(p, max_bytes=self.settings.max_rulebook_bytes, encoding=encoding)
+                new.append((p, text))
+        lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
+        try:
+            lock.acquire(timeout=600)
+        except Timeout:
+            raise InputError("another ingest has held the index lock for 10 minutes; try again later") from None
+        try:
+            for p, text in new:
+                add_to_library(self.settings.library_dir, p.name, text, g)
+            report = build_index(
+                self.rulebooks(),
+                self.store,
+                self.embedder,
+                self.embedder_name,
+                max_bytes=self.settings.max_rulebook_bytes,
+                encoding=None,
+                force=force,
+                progress=progress,
+            )
+        finally:
+            lock.release()
+        with self._lock:
+            self._index = None
+            self._retriever = None
+        return report
+
+    # --- the index ----------------------------------------------------------
+    def index(self) -> StoredIndex:
+        """The live index, loaded once and reloaded when an ingest replaced it."""
+        with self._lock:
+            current = self.store.current_dir()
+            if current is None:
+                self.ingest()
+                current = self.store.current_dir()
+            if self._index is None or current != self._index_dir:
+                self._index = self.store.load(self.embedder_name, self._embedder_dim())
+                self._index_dir = current
+                self._retriever = None
+            return self._index
+
+    def _embedder_dim(self) -> int:
+        if self._embedder is not None:
+            return self._embedder.dim
+        return HashEmbedder().dim if self.settings.embedder == "fake" else 384
+
+    def units(self, game: str | None = None) -> list[RuleUnit]:
+        units = self.index().units
+        if game:
+            g = check_game(game)
+            units = [u for u in units if u.game == g]
+        return units
+
+    def lookup(self, game: str, rule_id: str) -> RuleUnit | None:
+        key = rule_key(rule_id)
+        for u in self.index().units:
+            if u.game == game and rule_key(u.rule_id) == key:
+                return u
+        return None
+
+    def find_rules(self, rule_id: str, game: str | None = None) -> list[RuleUnit]:
+        """Units whose ID (or failing that, title) is ``rule_id``; raises with suggestions."""
+        if not rule_id.strip():
+            raise InputError("give a rule number or name, e.g. 24.21 or Redeploy")
+        units = self.units(game)
+        key = rule_key(rule_id)
+        hits = [u for u in units if rule_key(u.rule_id) == key]
+        if not hits:
+            hits = [u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")]
+        if hits:
+            return hits
+        names = sorted({u.rule_id for u in units} | {u.title for u in units if u.title})
+        close = difflib.get_close_matches(rule_id, names, n=4, cutoff=0.6)
+        if close:
+            hint = f"; did you mean {', '.join(close)}?"
+        elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):
+            hint = f"; numbered rules here: {number_ranges([u.rule_id for u in units])}"
+        else:
+            hint = ""
+        where = f" in {check_game(game)}" if game else ""
+        raise RuleNotFoundError(f"no rule {rule_id}{where}{hint}")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "embedder": self.embedder_name,
+            "llm": self.settings.llm,
+            "model": str(self.settings.model_path or self.settings.default_model),
+            "llm_url": self.settings.llm_url,
+            "top_k": self.settings.top_k,
+        }
+
+    def close(self) -> None:
+        llm = self._llm
+        if llm not in (None, _UNSET):
+            try:
+                llm.close()
+            except ModelError:
+                pass

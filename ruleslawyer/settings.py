@@ -1,0 +1,105 @@
+"""One settings object, built once at the edge (CLI, UI, tests) and passed in.
+
+Values come from, in order of precedence: explicit overrides (CLI flags),
+``RULESLAWYER_*`` environment variables, defaults. Nothing below the edge
+reads the environment, so a test can build exactly the settings it needs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+EmbedderMode = Literal["minilm", "fake"]
+LLMMode = Literal["llama_cpp", "openai", "fake", "none"]
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_data_dir() -> Path:
+    """`.ruleslawyer/` in a source checkout, else the user's cache dir."""
+    if (PROJECT_ROOT / "pyproject.toml").exists():
+        return PROJECT_ROOT / ".ruleslawyer"
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "ruleslawyer"
+
+
+def default_seeds_dir() -> Path:
+    """`seeds/` of a source checkout, else the copy installed with the package."""
+    checkout = PROJECT_ROOT / "seeds"
+    if (checkout / "manifest.toml").exists():
+        return checkout
+    return Path(__file__).resolve().parent / "seeds"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = field(default_factory=default_data_dir)
+    seeds_dir: Path = field(default_factory=default_seeds_dir)
+    embedder: EmbedderMode = "minilm"
+    # LLM backend: a local GGUF via llama.cpp, an OpenAI-compatible server,
+    # a deterministic fake (tests), or none (evidence-only answers).
+    llm: LLMMode = "llama_cpp"
+    model_path: Path | None = None  # None = the default PyPI-shipped model
+    default_model: str = "qwen2.5-0.5b"  # see ruleslawyer.models.KNOWN_MODELS
+    llm_url: str | None = None
+    llm_api_model: str = "default"
+    llm_api_key: str | None = None
+    llm_timeout_s: float = 60.0
+    n_threads: int = 2
+    n_ctx: int = 2048
+    max_tokens: int = 96
+    top_k: int = 5
+    max_question_chars: int = 2000
+    max_rulebook_bytes: int = 64 * 1024 * 1024
+    log_level: str = "WARNING"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def library_dir(self) -> Path:
+        """Rulebooks the user added (copies, with their own manifest)."""
+        return self.data_dir / "rulebooks"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A copy with the given fields replaced; ``None`` values are ignored."""
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        return replace(self, **clean)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        env = dict(os.environ if env is None else env)
+        values: dict[str, Any] = {}
+        if v := env.get("RULESLAWYER_DATA_DIR"):
+            values["data_dir"] = Path(v).expanduser()
+        if v := env.get("RULESLAWYER_SEEDS_DIR"):
+            values["seeds_dir"] = Path(v).expanduser()
+        if v := env.get("RULESLAWYER_EMBEDDER"):
+            values["embedder"] = v
+        if v := env.get("RULESLAWYER_LLM"):
+            values["llm"] = v
+        if v := env.get("RULESLAWYER_MODEL"):
+            values["model_path"] = Path(v).expanduser()
+        if v := env.get("RULESLAWYER_DEFAULT_MODEL"):
+            values["default_model"] = v
+        if v := env.get("RULESLAWYER_LLM_URL"):
+            values["llm_url"] = v
+            values.setdefault("llm", "openai")
+        if v := env.get("RULESLAWYER_LLM_API_MODEL"):
+            values["llm_api_model"] = v
+        if v := env.get("RULESLAWYER_LLM_API_KEY"):
+            values["llm_api_key"] = v
+        if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
+            values["max_rulebook_bytes"] = int(float(v) * 1024 * 1024)
+        if v := env.get("RULESLAWYER_THREADS"):
+            values["n_threads"] = int(v)
+        settings = cls(**values)
+        return settings.with_overrides(**overrides)

@@ -1,0 +1,1 @@
+"""The seed rulebooks and their manifest, shipped with the package."""

@@ -1,0 +1,1 @@
+"""The Gradio page: chat, rule browser, sources."""
