@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ruleslawyer.ingest.units import ParseResult, Span, build_unit, tidy_title
+from ruleslawyer.ingest.units import ParseResult, Span, build_unit, short_title, tidy_title
 
 # --- page furniture -----------------------------------------------------------
 _FURNITURE: list[tuple[str, re.Pattern[str]]] = [
@@ -351,7 +351,7 @@ def _split_faqs(
         q_end = qs[i].start() if i < len(qs) else end
         question = masked[q.end() : q_end].split(" A: ")[0]
         unit = build_unit(
-            rule_id=f"FAQ {i}", game=game, title=" ".join(question.split())[:90], text=text,
+            rule_id=f"FAQ {i}", game=game, title=short_title(question, 60), text=text,
             span=(q.start(), q_end), file=file, parent=f"{parent}: FAQs", kind="faq",
             furniture=furniture,
         )

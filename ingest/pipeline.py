@@ -90,6 +90,31 @@ def chunk_texts(unit: RuleUnit) -> list[str]:
     return chunks
 
 
+_DANGLING = re.compile(r"([A-Za-z\u2011\- ]{3,80}?)\s*\($")
+
+
+def link_dangling_refs(units: list[RuleUnit]) -> list[RuleUnit]:
+    """Resolve references the PDF cut off: "...can shoot using assault shooting (".
+
+    The words before a dangling "(" usually name the rule referred to; when
+    their tail equals another unit's title in the same game, that unit's ID
+    is added to ``refs``.
+    """
+    titles = {(u.game, u.title.lower().replace("\u2011", "-")): u.rule_id for u in units if u.title}
+    out = []
+    for u in units:
+        m = _DANGLING.search(u.text)
+        if m:
+            words = m.group(1).lower().replace("\u2011", "-").split()
+            for n in range(min(4, len(words)), 0, -1):
+                target = titles.get((u.game, " ".join(words[-n:])))
+                if target and target != u.rule_id and target not in u.refs:
+                    u = replace(u, refs=(*u.refs, target))
+                    break
+        out.append(u)
+    return out
+
+
 def _fingerprint(books: list[Rulebook], embedder_name: str) -> list[dict[str, Any]]:
     return [
         {
@@ -185,6 +210,8 @@ def build_index(
             keys[unit.key] = len(units)
             units.append(unit)
         report.files.append(fr)
+
+    units = link_dangling_refs(units)
 
     # Vectors: reuse rows whose embedded text is unchanged.
     texts: list[str] = []

@@ -41,7 +41,8 @@ def decode_rulebook(data: bytes, name: str, encoding: str | None = None) -> str:
     """Decode bytes as rulebook text, or say exactly why they are not."""
     if not data.strip():
         raise RulebookError(f"{name}: file is empty")
-    if b"\x00" in data[:65536]:
+    wide = encoding and encoding.lower().replace("-", "").startswith(("utf16", "utf32"))
+    if b"\x00" in data[:65536] and not wide:
         raise RulebookError(f"{name}: looks like a binary file, not text (it contains NUL bytes)")
     if encoding:
         try:
@@ -77,7 +78,7 @@ def read_rulebook(path: Path, *, max_bytes: int, encoding: str | None = None) ->
     size = os.path.getsize(resolved)
     if size > max_bytes:
         raise RulebookError(
-            f"{path}: {size / 1e6:.1f} MB is over the {max_bytes / 1e6:.0f} MB limit for one rulebook "
+            f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit for one rulebook "
             "(split it, or raise RULESLAWYER_MAX_RULEBOOK_MB)"
         )
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -193,23 +192,165 @@ def _title_note(u: RuleUnit) -> str:
     }.get(u.title_source, "inferred")
 
 
+# --- search -------------------------------------------------------------------
+@cli.command()
+@click.argument("query", required=False)
+@click.option("--game", type=GAME_CHOICE, help="Only this game (default: detected from the question).")
+@click.option("-k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many rules.")
+@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"),
+              help="JSON Lines file of {\"question\", \"id\"?, \"game\"?} objects ('-' for stdin).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one line per query with --batch).")
+@pass_ctx
+def search(ctx: Context, query: str | None, game: str | None, k: int, batch: Any, as_json: bool) -> None:
+    """Find the rules that match QUERY (a question, a rule number, or a rule name)."""
+    service = ctx.service()
+    if batch is not None:
+        if query:
+            raise click.UsageError("give either QUERY or --batch, not both")
+        for lineno, item in _read_batch(batch):
+            try:
+                result = service.search(item["question"], game=_game(item.get("game") or game), k=k)
+                payload = {"id": item.get("id", lineno), **result.to_dict()}
+            except RulesLawyerError as err:
+                payload = {"id": item.get("id", lineno), "query": item.get("question"), "error": str(err)}
+            click.echo(json.dumps(payload, ensure_ascii=False))
+        return
+    if query is None:
+        raise click.UsageError("give a QUERY, or --batch FILE")
+    result = service.search(query, game=_game(game), k=k)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    for w in result.warnings:
+        click.echo(f"warning: {w}", err=True)
+    scope = result.game or "all games"
+    click.echo(f"Game: {scope}{' (detected)' if result.game_detected else ''}")
+    if not result.relevant:
+        click.echo("No rule clearly matches; the closest ones:")
+    for n, h in enumerate(result.hits, 1):
+        u = h.unit
+        click.echo(click.style(f"{n}. [{u.label}]", bold=True) + f"  score {h.score:.2f}  ({', '.join(h.why)})")
+        snippet = " ".join(u.text.split())
+        click.echo(f"   {snippet[:240]}{'...' if len(snippet) > 240 else ''}")
+
+
+# --- ask ----------------------------------------------------------------------
+def _llm_overrides(model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None) -> dict[str, Any]:
+    chosen = sum(bool(x) for x in (model, llm_url, no_llm))
+    if chosen > 1:
+        raise click.UsageError("choose one of --model, --llm-url and --no-llm")
+    if no_llm:
+        return {"llm": "none"}
+    if llm_url:
+        return {"llm": "openai", "llm_url": llm_url}
+    if model:
+        return {"llm": "llama_cpp", "model_path": model}
+    if default_model:
+        return {"llm": "llama_cpp", "default_model": default_model}
+    return {}
+
+
+def llm_options(f: Any) -> Any:
+    f = click.option("--no-llm", is_flag=True, help="Evidence only: quote the rules, no model.")(f)
+    f = click.option("--llm-url", metavar="URL",
+                     help="OpenAI-compatible server (llama-server, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1")(f)
+    f = click.option("--model", type=click.Path(path_type=Path), metavar="PATH.gguf",
+                     help="Any local GGUF model instead of the default.")(f)
+    f = click.option("--default-model", type=click.Choice(["qwen2.5-0.5b", "smollm2-135m", "gemma3-270m"]),
+                     help="Which PyPI-shipped model to use.")(f)
+    return f
+
+
+@cli.command()
+@click.argument("question", required=False)
+@click.option("--game", type=GAME_CHOICE, help="Only this game (default: detected from the question).")
+@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"),
+              help="JSON Lines file of {\"id\", \"question\", \"game\"?} objects ('-' for stdin).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (one line per question with --batch).")
+@llm_options
+@pass_ctx
+def ask(ctx: Context, question: str | None, game: str | None, batch: Any, as_json: bool,
+        model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None) -> None:
+    """Answer a rules QUESTION, quoting and citing the rules it rests on.
+
+    Reads the question from stdin when QUESTION is '-'.
+    """
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    if batch is not None:
+        if question:
+            raise click.UsageError("give either QUESTION or --batch, not both")
+        service.llm()  # fail fast on a bad model, before reading the batch
+        for lineno, item in _read_batch(batch):
+            try:
+                answer = service.ask(item["question"], game=_game(item.get("game") or game))
+                payload = {"id": item.get("id", lineno), **answer.to_dict()}
+            except RulesLawyerError as err:
+                payload = {"id": item.get("id", lineno), "question": item.get("question"), "error": str(err)}
+            click.echo(json.dumps(payload, ensure_ascii=False))
+        return
+    if question is None:
+        raise click.UsageError("give a QUESTION (or '-' to read it from stdin), or --batch FILE")
+    if question == "-":
+        question = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    answer = service.ask(question, game=_game(game))
+    if as_json:
+        click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=1))
+        return
+    print_answer(answer)
+
+
+def print_answer(answer: Any) -> None:
+    badge = {"yes": "YES", "no": "NO", "depends": "DEPENDS", "answer": "ANSWER", "not_found": "NOT IN THESE RULES"}
+    scope = f"{answer.game}" if answer.game else "all games"
+    click.echo(click.style(f"[{badge[answer.verdict]}]", bold=True) + f" ({scope}; {answer.model})")
+    click.echo(answer.answer)
+    for c in answer.citations:
+        u = c.unit
+        title = f" {u.title.strip('[]')}" if u.title and u.title_source != "first-words" else ""
+        click.echo(click.style(f"\n[{u.game} {u.rule_id}{title}]", bold=True))
+        click.echo(f'  "{" ".join(c.quote.split())}"')
+    for note in answer.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def _read_batch(handle: Any) -> Any:
+    """Yield (line number, object) from a JSON Lines batch; bad lines are one-line errors."""
+    from ruleslawyer.errors import InputError
+
+    for lineno, line in enumerate(handle, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError:
+            raise InputError(f"batch line {lineno}: not valid JSON") from None
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise InputError(f"batch line {lineno}: needs an object with a \"question\" string")
+        yield lineno, item
+
+
 # --- entry point --------------------------------------------------------------
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI, turning domain errors into one line and a non-zero exit."""
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI and return its exit code; domain errors become one line on stderr."""
     try:
-        cli.main(args=argv, prog_name="ruleslawyer", standalone_mode=False)
+        result = cli.main(args=argv, prog_name="ruleslawyer", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except click.exceptions.Exit as err:
+        return err.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as err:
         err.show()
-        sys.exit(err.exit_code)
+        return err.exit_code
     except RulesLawyerError as err:
         click.echo(f"Error: {_one_line(str(err))}", err=True)
-        sys.exit(1)
+        return 1
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
-        sys.exit(130)
+        return 130
+    except BrokenPipeError:  # `ruleslawyer rules list | head`
+        return 0
     except Exception as err:  # a bug: still one line unless asked for the traceback
         if os.environ.get("RULESLAWYER_DEBUG"):
             raise
@@ -218,15 +359,17 @@ def main(argv: list[str] | None = None) -> None:
             "(set RULESLAWYER_DEBUG=1 for the traceback)",
             err=True,
         )
-        sys.exit(70)
+        return 70
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))
 
 
 def _one_line(msg: str) -> str:
     first = msg.strip().splitlines()[0] if msg.strip() else "unknown error"
     return first
 
-
-Echo = Callable[[str], None]
 
 if __name__ == "__main__":
     main()

@@ -64,9 +64,11 @@ class RuleUnit:
     @property
     def label(self) -> str:
         """How a citation chip shows the unit: ``40k 24.21 [LANCE]``."""
-        if self.title and self.title.lower() != self.rule_id.lower():
-            return f"{self.game} {self.rule_id} {self.title}"
-        return f"{self.game} {self.rule_id}"
+        if not self.title or self.title_source == "first-words":
+            return f"{self.game} {self.rule_id}"
+        if self.title.lower().startswith(self.rule_id.lower()):
+            return f"{self.game} {self.title}"
+        return f"{self.game} {self.rule_id} {self.title}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +139,7 @@ class SearchResult:
     game_detected: bool
     hits: tuple[Hit, ...]
     relevant: bool  # False when nothing clears the relevance floor
+    relevance: float = 0.0  # 0..1, how well the best unit matches
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,6 +148,7 @@ class SearchResult:
             "game": self.game,
             "game_detected": self.game_detected,
             "relevant": self.relevant,
+            "relevance": round(self.relevance, 4),
             "warnings": list(self.warnings),
             "results": [h.to_dict() for h in self.hits],
         }

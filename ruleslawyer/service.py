@@ -22,7 +22,7 @@ from ruleslawyer.ingest.pipeline import IngestReport, build_index
 from ruleslawyer.ingest.reader import read_rulebook
 from ruleslawyer.ingest.sources import Rulebook, add_to_library, check_game, read_manifest
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import RuleUnit, SearchResult
 from ruleslawyer.settings import Settings
 
 _UNSET: Any = object()
@@ -65,6 +65,7 @@ class RulesService:
         self._index: StoredIndex | None = None
         self._index_dir: Path | None = None
         self._retriever: Any = None
+        self._answerer: Any = None
         self._lock = threading.RLock()
 
     # --- components ---------------------------------------------------------
@@ -102,7 +103,8 @@ class RulesService:
         new: list[tuple[Path, str]] = []
         if paths:
             if not game:
-                raise InputError("say which game these rules are for: --game 40k|aos|warmachine")
+                names = ", ".join(str(p) for p in paths)
+                raise InputError(f"{names}: say which game these rules are for (--game 40k|aos|warmachine)")
             g = check_game(game)
             for p in paths:
                 # Validate before the library or the index is touched.
@@ -131,6 +133,7 @@ class RulesService:
         with self._lock:
             self._index = None
             self._retriever = None
+            self._answerer = None
         return report
 
     # --- the index ----------------------------------------------------------
@@ -145,6 +148,7 @@ class RulesService:
                 self._index = self.store.load(self.embedder_name, self._embedder_dim())
                 self._index_dir = current
                 self._retriever = None
+                self._answerer = None
             return self._index
 
     def _embedder_dim(self) -> int:
@@ -188,10 +192,74 @@ class RulesService:
         where = f" in {check_game(game)}" if game else ""
         raise RuleNotFoundError(f"no rule {rule_id}{where}{hint}")
 
+    # --- search ---------------------------------------------------------------
+    def retriever(self) -> Any:
+        from ruleslawyer.retrieval.hybrid import HybridRetriever
+
+        index = self.index()
+        with self._lock:
+            if self._retriever is None:
+                self._retriever = HybridRetriever(index, self.embedder())
+            return self._retriever
+
+    def search(
+        self, query: str, *, game: str | None = None, k: int | None = None, **kwargs: Any
+    ) -> SearchResult:
+        from ruleslawyer.retrieval.hybrid import clean_query
+
+        clean_query(query)  # refuse an empty question before loading anything
+        g = check_game(game) if game else None
+        return self.retriever().search(
+            query, game=g, k=k or self.settings.top_k, max_chars=self.settings.max_question_chars, **kwargs
+        )
+
+    # --- answers ----------------------------------------------------------------
+    def llm(self) -> Any:
+        """The configured LLM backend (None for evidence-only), created once."""
+        with self._lock:
+            if self._llm is _UNSET:
+                from ruleslawyer.llm import make_llm
+
+                self._llm = make_llm(self.settings)
+            return self._llm
+
+    def answerer(self) -> Any:
+        from ruleslawyer.answer import Answerer
+        from ruleslawyer.evidence import EvidencePicker
+
+        retriever = self.retriever()
+        with self._lock:
+            if self._answerer is None:
+                picker = EvidencePicker(retriever.embedder, retriever.units)
+                self._answerer = Answerer(self.llm(), picker)
+            return self._answerer
+
+    def ask(
+        self,
+        question: str,
+        *,
+        game: str | None = None,
+        evidence_only: bool = False,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Any:
+        """Answer ``question`` from the loaded rules (see ``ruleslawyer.answer``)."""
+        import time
+
+        from ruleslawyer.answer import AnswerOptions
+
+        t0 = time.perf_counter()
+        result = self.search(question, game=game)
+        retrieve_ms = (time.perf_counter() - t0) * 1000
+        answerer = self.answerer()
+        opts = AnswerOptions(evidence_only=evidence_only, max_tokens=self.settings.max_tokens)
+        return answerer.answer(question, result, options=opts, on_text=on_text, timings={"retrieve": retrieve_ms})
+
     def describe(self) -> dict[str, Any]:
+        llm = self._llm if self._llm is not _UNSET else None
         return {
             "embedder": self.embedder_name,
             "llm": self.settings.llm,
+            "llm_name": llm.name if llm is not None else "none",
             "model": str(self.settings.model_path or self.settings.default_model),
             "llm_url": self.settings.llm_url,
             "top_k": self.settings.top_k,

@@ -1,0 +1,116 @@
+"""Retrieval benchmark: recall@5/MRR per retriever and fused, and latency at scale.
+
+    python -m benchmarks retrieval [--scale 100] [--dataset PATH] [--json OUT]
+
+Recall is measured on the dev set twice: with the question's game detected
+(what a player gets by default) and with the game given (``--game``).
+Latency is per query, query embedding included, warm, on the seeds and on
+the corpus scaled up with synthetic distractor rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import DEV, items, latency, machine, misses, retrieval_scores, settings_for
+from benchmarks.synthetic import write_corpus
+from ruleslawyer.service import RulesService
+
+SINGLE = {
+    "dense": {"w_dense": 1.0, "w_bm25": 0.0, "w_exact": 0.0, "pin_names": 0.0},
+    "bm25": {"w_dense": 0.0, "w_bm25": 1.0, "w_exact": 0.0, "pin_names": 0.0},
+    "exact": {"w_dense": 0.0, "w_bm25": 0.0, "w_exact": 1.0, "pin_names": 1.0},
+}
+
+
+def recall_table(service: RulesService, dataset: Path) -> dict[str, Any]:
+    retriever = service.retriever()
+    qs = items(dataset)
+    out: dict[str, Any] = {}
+    for mode in ("detected", "given"):
+        sigs = [retriever.signals(q.question, game=None if mode == "detected" else q.game) for q in qs]
+        rows: dict[str, Any] = {}
+        for name, weights in [*SINGLE.items(), ("fused", {})]:
+            tuning = replace(retriever.tuning, **weights)
+            results = [(q, retriever.fuse(s, k=5, tuning=tuning).hits) for q, s in zip(qs, sigs, strict=True)]
+            rows[name] = retrieval_scores(results)
+            if name == "fused":
+                rows[name]["misses"] = misses(results)
+                wrong_game = sum(
+                    1 for q, s in zip(qs, sigs, strict=True) if s.game is not None and s.game != q.game
+                )
+                rows[name]["wrong_game_detected"] = wrong_game
+                rows[name]["game_detected"] = sum(1 for s in sigs if s.game is not None)
+        out[mode] = rows
+    return out
+
+
+def time_queries(service: RulesService, questions: list[str], repeat: int = 3) -> dict[str, Any]:
+    service.search(questions[0])  # warm: models loaded, caches filled
+    times = []
+    for _ in range(repeat):
+        for q in questions:
+            t0 = time.perf_counter()
+            service.search(q)
+            times.append((time.perf_counter() - t0) * 1000)
+    return {**latency(times), "queries": len(times), "units": len(service.index().units)}
+
+
+def scaled_service(base: RulesService, scale: int) -> RulesService:
+    """A service over seeds + synthetic rules (scale x the seed corpus), cached on disk."""
+    data = base.settings.data_dir / f"bench-scale-{scale}"
+    folder = data / "synthetic-src"
+    service = RulesService(settings_for(data))
+    if not (data / "rulebooks" / "manifest.toml").exists():
+        files = write_corpus(base.index().units, scale, folder)
+        for game in sorted({g for _, g in files}):
+            service.ingest([p for p, g in files if g == game], game=game)
+    service.ingest()
+    return service
+
+
+def run(scale: int = 100, dataset: Path = DEV) -> dict[str, Any]:
+    service = RulesService(settings_for())
+    service.ingest()
+    questions = [q.question for q in items(dataset)]
+    result: dict[str, Any] = {"machine": machine(), "dataset": str(dataset)}
+    result["recall"] = recall_table(service, dataset)
+    result["latency"] = {"1x": time_queries(service, questions)}
+    if scale > 1:
+        big = scaled_service(service, scale)
+        result["latency"][f"{scale}x"] = time_queries(big, questions)
+    return result
+
+
+def print_table(r: dict[str, Any]) -> None:
+    print(f"Retrieval benchmark ({r['machine']}); dataset {r['dataset']}")
+    for mode, rows in r["recall"].items():
+        n = rows["fused"]["n"]
+        print(f"\n  game {mode} ({n} answerable questions)")
+        print(f"  {'retriever':10s} {'recall@1':>9s} {'recall@5':>9s} {'MRR':>7s}")
+        for name, row in rows.items():
+            print(f"  {name:10s} {row['recall@1']:9.3f} {row['recall@5']:9.3f} {row['mrr']:7.3f}")
+        fused = rows["fused"]
+        print(f"  game detected for {fused['game_detected']} questions, wrong game for {fused['wrong_game_detected']}")
+        for m in fused["misses"]:
+            print(f"    miss: {m}")
+    print(f"\n  {'corpus':8s} {'units':>7s} {'p50 ms':>8s} {'p95 ms':>8s}")
+    for name, row in r["latency"].items():
+        print(f"  {name:8s} {row['units']:7d} {row['p50_ms']:8.1f} {row['p95_ms']:8.1f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks retrieval", description=__doc__)
+    ap.add_argument("--scale", type=int, default=100)
+    ap.add_argument("--dataset", type=Path, default=DEV)
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    args = ap.parse_args(argv)
+    r = run(args.scale, args.dataset)
+    print_table(r)
+    if args.json:
+        args.json.write_text(json.dumps(r, indent=2))

@@ -1,0 +1,140 @@
+"""Pick the sentences that answer a question out of the retrieved rules.
+
+A 1,500-character rule is a poor answer; the sentence in it that decides the
+question is a good one. Sentences are scored by meaning (MiniLM cosine
+against the question) and by shared rare words (IDF-weighted overlap), with
+a bonus for the retriever's rank. Every quote is a span of the unit's
+original text, so it is verbatim by construction.
+
+A list item ("It is battle-shocked.") means nothing without the line that
+introduces it ("A unit is eligible to start an action unless one or more of
+the following apply to that unit:"), so a chosen item is widened back to
+its list header when that is close.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ruleslawyer.ingest.embed import Embedder
+from ruleslawyer.records import Hit, RuleUnit
+from ruleslawyer.retrieval.tokens import tokenize
+
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=:)\s+(?=[A-Z\u25aa\u2022])|\n+|\s*[\u25aa\u2022]\s*")
+MAX_HEADER_GAP = 420
+
+
+@dataclass(frozen=True)
+class Evidence:
+    unit: RuleUnit
+    start: int
+    end: int
+    score: float
+
+    @property
+    def quote(self) -> str:
+        return self.unit.text[self.start : self.end]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence or list item in ``text``, trimmed."""
+    spans = []
+    pos = 0
+    for m in list(_BOUNDARY.finditer(text)) + [None]:
+        end = m.start() if m else len(text)
+        s, e = pos, end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e - s >= 3 and re.search(r"[A-Za-z]", text[s:e]):
+            spans.append((s, e))
+        pos = m.end() if m else len(text)
+    return spans
+
+
+class EvidencePicker:
+    def __init__(self, embedder: Embedder, units: Sequence[RuleUnit], cache_size: int = 20000) -> None:
+        self.embedder = embedder
+        df: dict[str, int] = {}
+        for u in units:
+            for t in set(tokenize(u.search_text)):
+                df[t] = df.get(t, 0) + 1
+        n = max(1, len(units))
+        self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
+        self.default_idf = math.log(1 + n)
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            vecs = self.embedder.embed(missing)
+            with self._lock:
+                for t, v in zip(missing, vecs, strict=True):
+                    self._cache[t] = v
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+        with self._lock:
+            return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1))
+
+    def _lexical(self, q_tokens: set[str], sentence: str) -> float:
+        s_tokens = set(tokenize(sentence))
+        if not q_tokens:
+            return 0.0
+        shared = sum(self.idf.get(t, self.default_idf) for t in q_tokens & s_tokens)
+        total = sum(self.idf.get(t, self.default_idf) for t in q_tokens)
+        return shared / total if total else 0.0
+
+    def pick(self, question: str, hits: Sequence[Hit], *, per_unit: int = 1, units: int = 3) -> list[Evidence]:
+        """Best sentences, at most ``per_unit`` from each of the top ``units`` hits."""
+        candidates: list[tuple[int, Hit, int, int]] = []
+        for rank, hit in enumerate(hits[:units]):
+            for s, e in sentence_spans(hit.unit.text):
+                candidates.append((rank, hit, s, e))
+        if not candidates:
+            return []
+        texts = [" ".join(h.unit.text[s:e].split()) for _, h, s, e in candidates]
+        vecs = self._embed([question, *texts])
+        cos = vecs[1:] @ vecs[0]
+        q_tokens = set(tokenize(question))
+        scored: list[Evidence] = []
+        for (rank, hit, s, e), c, text in zip(candidates, cos, texts, strict=True):
+            lex = self._lexical(q_tokens, text)
+            score = 0.55 * float(c) + 0.45 * lex + 0.08 * (1.0 / (1 + rank)) + 0.03 * hit.score
+            scored.append(Evidence(hit.unit, s, e, score))
+        best: dict[tuple[str, str], list[Evidence]] = {}
+        for ev in sorted(scored, key=lambda ev: ev.score, reverse=True):
+            lst = best.setdefault(ev.unit.key, [])
+            if len(lst) < per_unit:
+                lst.append(ev)
+        order = [h.unit.key for h in hits[:units]]
+        out = [with_list_header(ev) for key in order for ev in best.get(key, [])]
+        return out
+
+
+def with_list_header(ev: Evidence) -> Evidence:
+    """Widen a list item back to the line introducing the list ("...following apply:")."""
+    text = ev.unit.text
+    before = text[max(0, ev.start - MAX_HEADER_GAP) : ev.start]
+    colon = before.rfind(":")
+    if colon < 0 or len(" ".join(text[ev.start : ev.end].split())) > 120:
+        return ev
+    # the list must run from the colon to this item with only short items between
+    between = before[colon + 1 :]
+    items = [i for i in re.split(r"\n|[.]\s", between) if i.strip()]
+    if any(len(i) > 120 for i in items):
+        return ev
+    header_start = ev.start - len(before) + colon
+    sentences = sentence_spans(text[: header_start + 1])
+    start = sentences[-1][0] if sentences else 0
+    return Evidence(ev.unit, start, ev.end, ev.score)

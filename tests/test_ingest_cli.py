@@ -1,0 +1,322 @@
+"""`ruleslawyer ingest` and `ruleslawyer rules` end to end, in-process with the fake embedder.
+
+Bad files must be refused with one line naming the file and must leave the
+index exactly as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ruleslawyer.errors import InputError
+from ruleslawyer.ingest.sources import add_to_library, read_manifest, safe_name
+from ruleslawyer.settings import Settings
+
+Run = Callable[..., tuple[int, str, str]]
+
+REQUIRED_40K = (
+    [f"24.{n:02d}" for n in range(1, 39)] + [f"10.{n:02d}" for n in range(1, 8)] + ["16.01"]
+)
+SMALL_BOOK = (
+    "Fortress Rules\n"
+    "55.01 Fortress walls block line of sight to every model behind them.\n"
+    "55.02 Gatehouse\nA unit wholly within a gatehouse gains the benefit of cover.\n"
+    "55.03 Each time an attack is made with a [SIEGE] weapon against a fortress, add 1 to the "
+    "wound roll.\n"
+)
+
+
+def index_state(data_dir: Path) -> dict[str, str]:
+    """relative path -> sha256 for every file under the index folder (CURRENT included)."""
+    root = data_dir / "index"
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def rules_json(cli_run: Run, data_dir: Path, *extra: str) -> tuple[str, list[dict]]:
+    code, out, err = cli_run("rules", "list", "--json", *extra, data_dir=data_dir)
+    assert code == 0, err
+    return out, json.loads(out)
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"expected one stderr line, got {err!r}"
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture
+def data_dir(seeded_settings: Settings) -> Path:
+    """A private copy of the seeds index (built once per session)."""
+    return seeded_settings.data_dir
+
+
+# --- a fresh ingest ------------------------------------------------------------------------------
+def test_ingest_then_list(cli_run: Run, tmp_path: Path) -> None:
+    data = tmp_path / "fresh"
+    code, out, err = cli_run("ingest", data_dir=data)
+    assert code == 0, err
+    assert "Indexed" in out and "40k" in out and "aos" in out and "warmachine" in out
+    assert (data / "index" / "CURRENT").is_file()
+
+    _, units = rules_json(cli_run, data)
+    ids_40k = [u["rule_id"] for u in units if u["game"] == "40k"]
+    for rule_id in REQUIRED_40K:
+        assert ids_40k.count(rule_id) == 1, rule_id
+    keys = [(u["game"], u["rule_id"]) for u in units]
+    assert len(keys) == len(set(keys))
+    assert {u["rule_id"] for u in units if u["game"] == "aos"} >= {"Rally", "Redeploy", "Ward save"}
+    assert sum(1 for u in units if u["game"] == "warmachine") >= 12
+    for u in units:
+        assert {
+            "rule_id",
+            "game",
+            "title",
+            "title_inferred",
+            "text",
+            "parent",
+            "source",
+            "refs",
+        } <= set(u)
+        assert set(u["source"]) == {"file", "start", "end"}
+        assert isinstance(u["refs"], list) and isinstance(u["title_inferred"], bool)
+        assert "search_text" not in u
+    lance = next(u for u in units if u["rule_id"] == "24.21")
+    assert lance["title"] == "[LANCE]" and lance["title_inferred"] is True
+    assert lance["source"]["file"] == "004_17c03dbe93729212.txt"
+    assert lance["source"]["end"] > lance["source"]["start"]
+
+    _, aos = rules_json(cli_run, data, "--game", "aos")
+    assert len(aos) == 26 and {u["game"] for u in aos} == {"aos"}
+
+
+def test_reingest_is_up_to_date_and_touches_nothing(cli_run: Run, data_dir: Path) -> None:
+    before = index_state(data_dir)
+    code, out, err = cli_run("ingest", data_dir=data_dir)
+    assert code == 0, err
+    assert "up to date" in out
+    assert index_state(data_dir) == before
+    code, out, _ = cli_run("ingest", "--json", data_dir=data_dir)
+    assert code == 0 and json.loads(out)["up_to_date"] is True
+
+
+def test_force_rebuilds(cli_run: Run, data_dir: Path) -> None:
+    before_out, _ = rules_json(cli_run, data_dir)
+    old_current = (data_dir / "index" / "CURRENT").read_text()
+    code, out, err = cli_run("ingest", "--force", data_dir=data_dir)
+    assert code == 0, err
+    assert "Indexed" in out
+    assert (data_dir / "index" / "CURRENT").read_text() != old_current
+    assert rules_json(cli_run, data_dir)[0] == before_out
+
+
+# --- rules show ----------------------------------------------------------------------------------
+def test_show_lance(cli_run: Run, data_dir: Path) -> None:
+    code, out, err = cli_run("rules", "show", "24.21", data_dir=data_dir)
+    assert code == 0, err
+    assert out.startswith("40k 24.21 [LANCE]")
+    assert "recovered from the rule text" in out
+    assert "Each time an attack is made with a [LANCE] weapon" in out
+    assert "add 1 to the wound roll" in out
+
+
+def test_show_json(cli_run: Run, data_dir: Path) -> None:
+    code, out, err = cli_run("rules", "show", "24.21", "--json", data_dir=data_dir)
+    assert code == 0, err
+    unit = json.loads(out)
+    assert unit["rule_id"] == "24.21" and unit["title"] == "[LANCE]"
+
+
+def test_show_by_name_and_title(cli_run: Run, data_dir: Path) -> None:
+    code, out, _ = cli_run("rules", "show", "redeploy", data_dir=data_dir)
+    assert code == 0 and out.startswith("aos Redeploy")
+    code, out, _ = cli_run("rules", "show", "Feel No Pain", data_dir=data_dir)
+    assert code == 0 and out.startswith("40k 24.12 Feel No Pain")
+
+
+def test_show_unknown_number(cli_run: Run, data_dir: Path) -> None:
+    code, out, err = cli_run("rules", "show", "99.99", data_dir=data_dir)
+    assert code != 0
+    assert out == ""
+    line = one_error_line(err)
+    assert line.startswith("Error: no rule 99.99")
+    assert "24.01-24.38" in line and "10.01-10.07" in line
+
+
+def test_show_suggests_close_names(cli_run: Run, data_dir: Path) -> None:
+    code, _, err = cli_run("rules", "show", "redploy", data_dir=data_dir)
+    assert code != 0
+    line = one_error_line(err)
+    assert line.startswith("Error: no rule redploy")
+    assert "Redeploy" in line
+
+
+def test_show_in_the_wrong_game(cli_run: Run, data_dir: Path) -> None:
+    code, out, err = cli_run("rules", "show", "24.21", "--game", "aos", data_dir=data_dir)
+    assert code != 0
+    assert "[LANCE]" not in out
+    assert one_error_line(err).startswith("Error: no rule 24.21 in aos")
+
+
+# --- adding a rulebook ---------------------------------------------------------------------------
+def test_added_rulebook_is_indexed_and_persists(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    book = tmp_path / "fortress.txt"
+    book.write_text(SMALL_BOOK, encoding="utf-8")
+    code, out, err = cli_run("ingest", str(book), "--game", "40k", data_dir=data_dir)
+    assert code == 0, err
+    assert "fortress.txt" in out
+    code, out, err = cli_run("rules", "show", "55.03", data_dir=data_dir)
+    assert code == 0, err
+    assert "[SIEGE] weapon" in out and out.startswith("40k 55.03 [SIEGE]")
+    library = data_dir / "rulebooks"
+    assert (library / "fortress.txt").read_text(encoding="utf-8") == SMALL_BOOK
+    assert [b.file for b in read_manifest(library, "library")] == ["fortress.txt"]
+
+    book.unlink()  # the library copy, not the original, is what is indexed
+    for args in (("ingest",), ("ingest", "--force")):
+        code, _, err = cli_run(*args, data_dir=data_dir)
+        assert code == 0, err
+        _, units = rules_json(cli_run, data_dir)
+        ids = {u["rule_id"] for u in units if u["game"] == "40k"}
+        assert {"55.01", "55.02", "55.03", "24.21"} <= ids
+
+
+def test_cp1252_rulebook_with_encoding(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    book = tmp_path / "caf\u00e9.txt"
+    book.write_bytes(SMALL_BOOK.replace("Gatehouse", "Gatehouse \u2013 Caf\u00e9").encode("cp1252"))
+    code, _, err = cli_run(
+        "ingest", str(book), "--game", "40k", "--encoding", "cp1252", data_dir=data_dir
+    )
+    assert code == 0, err
+    code, out, err = cli_run("rules", "show", "55.02", data_dir=data_dir)
+    assert code == 0, err
+    assert "Gatehouse \u2013 Caf\u00e9" in out
+
+
+# --- refusals leave the index untouched ----------------------------------------------------------
+def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)) * 4)
+    cp1252 = tmp_path / "windows.txt"
+    cp1252.write_bytes("55.01 A model\u2019s \u201csave\u201d \u2014 roll.\n".encode("cp1252"))
+    folder = tmp_path / "folder.txt"
+    folder.mkdir()
+    good = tmp_path / "good.txt"
+    good.write_text(SMALL_BOOK, encoding="utf-8")
+    missing = tmp_path / "missing.txt"
+    return [
+        (["ingest", str(empty), "--game", "40k"], str(empty)),
+        (["ingest", str(binary), "--game", "40k"], str(binary)),
+        (["ingest", str(cp1252), "--game", "40k"], str(cp1252)),
+        (["ingest", str(missing), "--game", "40k"], str(missing)),
+        (["ingest", str(folder), "--game", "40k"], str(folder)),
+        # one bad file in a batch refuses the whole batch, good file included
+        (["ingest", str(good), str(empty), "--game", "40k"], str(empty)),
+        (["ingest", str(good)], "--game"),
+    ]
+
+
+def test_bad_files_are_refused_and_index_unchanged(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    before_json, _ = rules_json(cli_run, data_dir)
+    before_files = index_state(data_dir)
+    assert "CURRENT" in before_files and len(before_files) >= 5
+    for args, named in _bad_inputs(tmp_path):
+        code, _out, err = cli_run(*args, data_dir=data_dir)
+        assert code != 0, args
+        line = one_error_line(err)
+        assert line.startswith("Error: "), line
+        assert named in line, (args, line)
+        assert index_state(data_dir) == before_files, args
+        assert rules_json(cli_run, data_dir)[0] == before_json, args
+    assert not (data_dir / "rulebooks").exists() or not read_manifest(
+        data_dir / "rulebooks", "library"
+    )
+
+
+def test_cp1252_refusal_suggests_encoding(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    book = tmp_path / "windows.txt"
+    book.write_bytes("55.01 A model\u2019s save.\n".encode("cp1252"))
+    code, _, err = cli_run("ingest", str(book), "--game", "40k", data_dir=data_dir)
+    assert code != 0
+    assert "--encoding" in one_error_line(err)
+
+
+# --- upload names --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("../../etc/passwd", "passwd.txt"),
+        ("..\\..\\windows\\evil.txt", "evil.txt"),
+        ("/abs/path/rules.TXT", "rules.TXT"),
+        ("we?ird:na*me.txt", "we_ird_na_me.txt"),
+    ],
+)
+def test_safe_name(name: str, expected: str) -> None:
+    assert safe_name(name) == expected
+
+
+@pytest.mark.parametrize("name", ["..", "/", "", "..\\"])
+def test_safe_name_refuses_empty_names(name: str) -> None:
+    with pytest.raises(InputError):
+        safe_name(name)
+
+
+def test_path_traversal_upload_stays_in_library(tmp_path: Path) -> None:
+    library = tmp_path / "data" / "rulebooks"
+    book = add_to_library(library, "../../etc/passwd", SMALL_BOOK, "40k")
+    assert book.path.resolve().parent == library.resolve()
+    assert book.path.read_text(encoding="utf-8") == SMALL_BOOK
+    assert not (tmp_path / "etc").exists()
+    assert not (tmp_path / "data" / "etc").exists()
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+        "manifest.toml",
+        "passwd.txt",
+    ]
+    assert [b.file for b in read_manifest(library, "library")] == ["passwd.txt"]
+
+
+# --- the installed command -----------------------------------------------------------------------
+def test_installed_command_has_no_traceback(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("ruleslawyer")
+    env = {**os.environ, "RULESLAWYER_EMBEDDER": "fake", "RULESLAWYER_LLM": "fake"}
+    data = str(tmp_path / "sub")
+    ingest = subprocess.run(
+        [str(exe), "--data-dir", data, "ingest"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    assert "Traceback" not in ingest.stderr
+    show = subprocess.run(
+        [str(exe), "--data-dir", data, "rules", "show", "99.99"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert show.returncode == 1
+    assert "Traceback" not in show.stderr
+    assert show.stderr.strip().splitlines() == [show.stderr.strip()]
+    assert show.stderr.startswith("Error: no rule 99.99")

@@ -1,0 +1,278 @@
+"""The parsers on small hand-made messy inputs: lost titles, navigation junk,
+page furniture, duplicates, other layouts, line endings, typography."""
+
+from __future__ import annotations
+
+import pytest
+
+from ruleslawyer.ingest.normalize import find_span, normalize, normalize_with_offsets
+from ruleslawyer.ingest.parse import parse_rulebook
+from ruleslawyer.ingest.reader import decode_rulebook
+from ruleslawyer.ingest.units import ParseResult
+
+
+def parse(text: str, file: str = "book.txt", game: str = "40k") -> ParseResult:
+    result = parse_rulebook(text, file=file, game=game, parent="Test Book")
+    assert result.uncovered(text) == [], "text silently dropped"
+    return result
+
+
+def ids(result: ParseResult) -> list[str]:
+    return [u.rule_id for u in result.units]
+
+
+# --- numbered rulebooks --------------------------------------------------------------------------
+def test_lost_bracket_title_is_inferred_from_the_body() -> None:
+    text = (
+        "3.01 Weapons come in many kinds. Each kind is described below.\n"
+        "[] 3.02 Each time an attack is made with a [FOO BAR] weapon, add 1 to the hit roll.\n"
+        "3.03 Some units can move after shooting.\n"
+    )
+    result = parse(text)
+    assert result.parser == "numbered"
+    assert ids(result) == ["3.01", "3.02", "3.03"]
+    unit = result.units[1]
+    assert unit.title == "[FOO BAR]"
+    assert unit.title_source == "body"
+    assert unit.title_inferred is True
+    assert unit.text.startswith("[] 3.02 Each time an attack")
+    assert "3.03" not in unit.text
+
+
+def test_printed_titles_before_and_after_the_number() -> None:
+    text = (
+        "[ANTI] 5.01 Some weapons are banes. Each time an attack is made, it hurts.\n"
+        "LEADER 5.02 Heroes lead units. See Attached Units (19).\n"
+        "5.03Shoot\nThe active player shoots with their units.\n"
+    )
+    result = parse(text)
+    titles = {u.rule_id: (u.title, u.title_source) for u in result.units}
+    assert titles == {
+        "5.01": ("[ANTI]", "printed"),
+        "5.02": ("Leader", "printed"),
+        "5.03": ("Shoot", "printed"),
+    }
+    assert result.units[1].refs == ("19",)
+
+
+def test_navigation_fragments_before_the_rules_make_no_units() -> None:
+    nav = "3.05\nSomething\n3.02 / X 3.04 Other\n"
+    rules = (
+        "3.01 Weapons come in many kinds. Each kind is described below.\n"
+        "3.02 Units can run. A unit that runs cannot shoot.\n"
+        "3.03 Some units can move after shooting.\n"
+        "3.04 Models can be removed.\n"
+        "3.05 The battle ends after five rounds.\n"
+    )
+    text = nav + rules
+    result = parse(text)
+    assert ids(result) == ["3.01", "3.02", "3.03", "3.04", "3.05"]
+    assert all(u.source.start >= len(nav) for u in result.units)
+    assert result.units[4].text == "3.05 The battle ends after five rounds."
+    assert "Something" not in " ".join(u.text for u in result.units)
+    # the navigation is accounted for as furniture, not dropped silently
+    assert any(s == 0 and e >= len(nav) - 1 for s, e, _ in result.furniture)
+
+
+def test_flavour_lines_and_page_numbers_are_removed() -> None:
+    text = (
+        "3.01 Weapons come in many kinds. Each kind is described below.\n"
+        "++ THE EMPEROR PROTECTS ++ 12\n"
+        "3.02 Units can run. A unit that runs cannot shoot.\n"
+        "45\n"
+        "3.03 Some units can move after shooting.\n"
+    )
+    result = parse(text)
+    assert ids(result) == ["3.01", "3.02", "3.03"]
+    by_id = {u.rule_id: u for u in result.units}
+    assert by_id["3.01"].text == "3.01 Weapons come in many kinds. Each kind is described below."
+    assert by_id["3.02"].text == "3.02 Units can run. A unit that runs cannot shoot."
+    for unit in result.units:
+        assert "++" not in unit.text
+        assert "EMPEROR" not in unit.search_text
+        assert "12" not in unit.text and "45" not in unit.text
+    reasons = {why for _, _, why in result.furniture}
+    assert {"flavour line", "page number"} <= reasons
+
+
+def test_duplicate_rule_numbers_give_one_unit_per_id() -> None:
+    text = (
+        "3.01 Weapons come in many kinds. Each kind is described below.\n"
+        "3.02 Units can run. A unit that runs cannot shoot.\n"
+        "3.02 Units can also walk. Walking is slow.\n"
+        "3.03 Some units can move after shooting.\n"
+    )
+    result = parse(text)
+    assert ids(result) == ["3.01", "3.02", "3.03"]
+    # the second copy's words are kept (in some unit), not lost
+    assert any("Walking is slow" in u.text for u in result.units)
+
+
+def test_numbers_out_of_order_do_not_crash() -> None:
+    text = "3.03 Third rule text here.\n3.01 First rule text here.\n3.02 Second rule text.\n"
+    result = parse(text)
+    assert ids(result) == sorted(set(ids(result)))
+    assert len(ids(result)) >= 2
+
+
+# --- ability cards -------------------------------------------------------------------------------
+AOS_BLOCKS = """Abilities
+
+Charge
+
+Your Charge Phase
+
+DECLARE: Pick a friendly unit to charge.
+
+EFFECT: Make a charge roll of 2D6.
+
+Fly
+
+Passive
+
+EFFECT: This unit can fly over terrain.
+
+Charge
+
+Your Charge Phase
+
+DECLARE: Pick a friendly unit that has not run.
+
+EFFECT: Make a charge roll of 3D6 instead.
+
+Shoot
+
+Your Shooting Phase
+
+EFFECT: Pick targets and shoot.
+"""
+
+
+def test_repeated_ability_with_different_text_is_kept_twice_with_a_warning() -> None:
+    result = parse(AOS_BLOCKS, file="cards.txt", game="aos")
+    assert result.parser == "abilities"
+    assert len(ids(result)) == len(set(ids(result))) == 4
+    charges = [u for u in result.units if u.rule_id.startswith("Charge")]
+    assert len(charges) == 2
+    assert "2D6" in charges[0].text and "3D6" in charges[1].text
+    assert charges[0].rule_id == "Charge"
+    assert any("Charge" in w and "cards.txt" in w for w in result.warnings)
+    assert result.merged == []
+
+
+def test_exact_repeat_of_an_ability_is_merged() -> None:
+    block = "Fly\n\nPassive\n\nEFFECT: This unit can fly over terrain.\n\n"
+    text = (
+        "Abilities\n\n"
+        + block
+        + "Shoot\n\nYour Shooting Phase\n\nEFFECT: Shoot things.\n\n"
+        + block
+    )
+    result = parse(text, game="aos")
+    assert ids(result) == ["Fly", "Shoot"]
+    assert result.units[0].merged == 1
+    assert result.merged == ["Fly"]
+    assert result.warnings == []
+
+
+# --- wiki pages ----------------------------------------------------------------------------------
+WIKI = """Category:Test
+
+Some Page (Edit)
+
+\u2022 Section (Edit)
+
+  1. First ruling applies here.
+  2. Second ruling applies too.
+     \u2022 A sub-bullet that belongs to the second ruling.
+  3. Third ruling is last.
+  \u2022 A note after the list.
+  \u2022 Another note after the list.
+"""
+
+
+def test_wiki_sections_numbered_items_and_notes() -> None:
+    result = parse(WIKI, file="wiki.txt", game="warmachine")
+    assert result.parser == "wiki"
+    assert ids(result) == [
+        "Section 1",
+        "Section 2",
+        "Section 3",
+        "Section note 1",
+        "Section note 2",
+    ]
+    by_id = {u.rule_id: u for u in result.units}
+    assert by_id["Section 1"].text == "1. First ruling applies here."
+    assert "sub-bullet" in by_id["Section 2"].text
+    assert "sub-bullet" not in by_id["Section 3"].text
+    assert by_id["Section note 1"].text.endswith("A note after the list.")
+    assert all(u.parent == "Some Page: Section" for u in result.units)
+    assert not any("Category" in u.text or "(Edit)" in u.text for u in result.units)
+
+
+# --- no structure at all -------------------------------------------------------------------------
+def test_plain_prose_falls_back_to_plain_sections_with_a_warning() -> None:
+    text = (
+        "This is just some prose about the game. It has no rule numbers at all.\n\n"
+        "Players take turns moving their models around the table and rolling dice.\n"
+    )
+    result = parse(text, file="house_rules.txt")
+    assert result.parser == "plain"
+    assert ids(result) == ["house_rules §1"]
+    assert "rolling dice" in result.units[0].text
+    assert len(result.warnings) == 1
+    assert "house_rules.txt" in result.warnings[0]
+
+
+def test_long_plain_prose_is_split_into_numbered_sections() -> None:
+    para = "Models move and shoot and fight in the dark of the far future. " * 12
+    text = "\n\n".join([para.strip()] * 6) + "\n"
+    result = parse(text, file="long.txt")
+    assert result.parser == "plain"
+    assert len(result.units) >= 2
+    assert ids(result) == [f"long §{n}" for n in range(1, len(result.units) + 1)]
+
+
+# --- line endings, BOM, typography ---------------------------------------------------------------
+def test_windows_line_endings_and_bom_are_handled() -> None:
+    raw = (
+        "\ufeff3.01 Weapons come in many kinds. Each kind is described below.\r\n"
+        "3.02 Units can run. A unit that runs cannot shoot.\r\n"
+        "3.03 Some units can move after shooting.\r\n"
+    ).encode("utf-8")
+    text = decode_rulebook(raw, "crlf.txt")
+    assert "\r" not in text
+    assert not text.startswith("\ufeff")
+    result = parse(text, file="crlf.txt")
+    assert ids(result) == ["3.01", "3.02", "3.03"]
+    assert result.units[0].source.start == 0
+    assert result.units[0].text.startswith("3.01 Weapons")
+
+
+def test_normalize_maps_pdf_typography_to_ascii() -> None:
+    original = "\u201cClose\u2011Quarters\u201d weapons \u2013 can\u2019t  be\u00a0used"
+    assert normalize(original) == '"Close-Quarters" weapons - can\'t be used'
+    norm, offsets = normalize_with_offsets(original)
+    assert norm == normalize(original)
+    assert len(offsets) == len(norm)
+    assert offsets == sorted(offsets)
+
+
+@pytest.mark.parametrize(
+    "needle",
+    ['"close-quarters" weapons', "CAN'T BE USED", "Close-Quarters\"  weapons - can't"],
+)
+def test_find_span_round_trips_to_the_original_characters(needle: str) -> None:
+    haystack = "Intro. \u201cClose\u2011Quarters\u201d weapons \u2013 can\u2019t  be\nused here."
+    span = find_span(haystack, needle)
+    assert span is not None
+    start, end = span
+    quoted = haystack[start:end]
+    assert normalize(quoted).lower() == normalize(needle).lower()
+    # the verbatim quote keeps the book's typography
+    assert "\u2011" in quoted or "\u2019" in quoted
+
+
+def test_find_span_misses_absent_text() -> None:
+    assert find_span("Close\u2011Quarters weapons", "Heavy weapons") is None
+    assert find_span("anything", "   ") is None
