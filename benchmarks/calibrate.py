@@ -25,7 +25,7 @@ import numpy as np
 from benchmarks.common import DEV, items, settings_for
 from ruleslawyer.evals.metrics import balanced_accuracy, verdict_coverage, verdict_precision
 from ruleslawyer.service import RulesService
-from ruleslawyer.verdict import CALIBRATION_FILE, Calibration, decide, features, probability_yes
+from ruleslawyer.verdict import CALIBRATION_FILE, Calibration, decide, features
 
 CONFIDENCES = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
 
@@ -128,22 +128,33 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
     entries = {}
-    print(f"{'model':16s} {'raw bal.':>8s} {'LOO bal.':>8s} {'coverage':>8s} {'precision':>9s} {'conf':>5s} {'s/q':>5s}")
+    print(
+        f"{'model':16s} {'raw bal.':>8s} {'LOO bal.':>8s} {'coverage':>8s} {'precision':>9s} {'conf':>5s} {'s/q':>5s}"
+    )
     for model in args.models.split(","):
         x, y, _, per_q = collect(model, args.dataset)
         r = evaluate(x, y)
         b = r["best"]
-        print(f"{model:16s} {r['raw_balanced']:8.3f} {b['balanced']:8.3f} {b['coverage']:8.3f} "
-              f"{b['precision']:9.3f} {b['confidence']:5.2f} {per_q:5.2f}")
+        print(
+            f"{model:16s} {r['raw_balanced']:8.3f} {b['balanced']:8.3f} {b['coverage']:8.3f} "
+            f"{b['precision']:9.3f} {b['confidence']:5.2f} {per_q:5.2f}"
+        )
         for row in r["curve"]:
-            print(f"    confidence {row['confidence']:.2f}: balanced {row['balanced'] or 0:.3f} "
-                  f"coverage {row['coverage'] or 0:.3f} precision {row['precision'] or 0:.3f}")
+            print(
+                f"    confidence {row['confidence']:.2f}: balanced {row['balanced'] or 0:.3f} "
+                f"coverage {row['coverage'] or 0:.3f} precision {row['precision'] or 0:.3f}"
+            )
         w = r["weights"]
-        note = (f"{time.strftime('%Y-%m-%d')}: dev n={len(y)}, leave-one-out balanced accuracy "
-                f"{b['balanced']:.3f} at coverage {b['coverage']:.3f}")
+        note = (
+            f"{time.strftime('%Y-%m-%d')}: dev n={len(y)}, leave-one-out balanced accuracy "
+            f"{b['balanced']:.3f} at coverage {b['coverage']:.3f}"
+        )
         entries[model] = calibration_from(np.array(w), b["confidence"], note)
     if args.write:
-        lines = ["# Written by `python -m benchmarks calibrate --write`; per model, see ruleslawyer/verdict.py.", ""]
+        lines = [
+            "# Written by `python -m benchmarks calibrate --write`; per model, see ruleslawyer/verdict.py.",
+            "",
+        ]
         for model, cal in entries.items():
             lines.append(f'[models."{model}"]')
             for k, v in cal.__dict__.items():

@@ -22,7 +22,8 @@ HELDOUT = PROJECT_ROOT / "evals" / "datasets" / "heldout.jsonl"
 def machine() -> str:
     import os
 
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    day = time.strftime("%Y-%m-%d")
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {day}"
 
 
 def items(path: Path = DEV) -> list[EvalItem]:

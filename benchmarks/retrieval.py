@@ -33,16 +33,23 @@ def recall_table(service: RulesService, dataset: Path) -> dict[str, Any]:
     qs = items(dataset)
     out: dict[str, Any] = {}
     for mode in ("detected", "given"):
-        sigs = [retriever.signals(q.question, game=None if mode == "detected" else q.game) for q in qs]
+        sigs = [
+            retriever.signals(q.question, game=None if mode == "detected" else q.game) for q in qs
+        ]
         rows: dict[str, Any] = {}
         for name, weights in [*SINGLE.items(), ("fused", {})]:
             tuning = replace(retriever.tuning, **weights)
-            results = [(q, retriever.fuse(s, k=5, tuning=tuning).hits) for q, s in zip(qs, sigs, strict=True)]
+            results = [
+                (q, retriever.fuse(s, k=5, tuning=tuning).hits)
+                for q, s in zip(qs, sigs, strict=True)
+            ]
             rows[name] = retrieval_scores(results)
             if name == "fused":
                 rows[name]["misses"] = misses(results)
                 wrong_game = sum(
-                    1 for q, s in zip(qs, sigs, strict=True) if s.game is not None and s.game != q.game
+                    1
+                    for q, s in zip(qs, sigs, strict=True)
+                    if s.game is not None and s.game != q.game
                 )
                 rows[name]["wrong_game_detected"] = wrong_game
                 rows[name]["game_detected"] = sum(1 for s in sigs if s.game is not None)
@@ -96,7 +103,9 @@ def print_table(r: dict[str, Any]) -> None:
         for name, row in rows.items():
             print(f"  {name:10s} {row['recall@1']:9.3f} {row['recall@5']:9.3f} {row['mrr']:7.3f}")
         fused = rows["fused"]
-        print(f"  game detected for {fused['game_detected']} questions, wrong game for {fused['wrong_game_detected']}")
+        print(
+            f"  game detected for {fused['game_detected']} questions, wrong game for {fused['wrong_game_detected']}"
+        )
         for m in fused["misses"]:
             print(f"    miss: {m}")
     print(f"\n  {'corpus':8s} {'units':>7s} {'p50 ms':>8s} {'p95 ms':>8s}")

@@ -18,7 +18,9 @@ from ruleslawyer.records import GAMES, RuleUnit
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
-def write_corpus(units: list[RuleUnit], scale: int, folder: Path, seed: int = 7) -> list[tuple[Path, str]]:
+def write_corpus(
+    units: list[RuleUnit], scale: int, folder: Path, seed: int = 7
+) -> list[tuple[Path, str]]:
     """Write rulebooks holding (scale - 1) x len(units) synthetic rules; return (path, game)."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -43,7 +45,10 @@ def write_corpus(units: list[RuleUnit], scale: int, folder: Path, seed: int = 7)
                 for rule in range(1, 100):
                     if made >= count:
                         break
-                    body = " ".join(_mangle(rng.choice(sentences[game]), vocab, rng) for _ in range(rng.randint(2, 5)))
+                    body = " ".join(
+                        _mangle(rng.choice(sentences[game]), vocab, rng)
+                        for _ in range(rng.randint(2, 5))
+                    )
                     title = " ".join(w.capitalize() for w in rng.sample(vocab, 2))
                     lines.append(f"{chapter}.{rule:02d} {title}\n{body}")
                     made += 1

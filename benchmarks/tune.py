@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 
 from benchmarks.common import DEV, items, retrieval_scores, settings_for
-from ruleslawyer.retrieval.hybrid import TUNING_FILE, Tuning
+from ruleslawyer.retrieval.hybrid import TUNING_FILE
 from ruleslawyer.service import RulesService
 
 GRID = {
@@ -47,15 +47,22 @@ def main(argv: list[str] | None = None) -> None:
     best = None
     for values in itertools.product(*GRID.values()):
         t = replace(retriever.tuning, **dict(zip(GRID, values, strict=True)))
-        res = [(q, retriever.fuse(s, k=5, refs=False, tuning=t).hits) for q, s in zip(qs, sigs, strict=True)]
+        res = [
+            (q, retriever.fuse(s, k=5, refs=False, tuning=t).hits)
+            for q, s in zip(qs, sigs, strict=True)
+        ]
         sc = retrieval_scores(res)
         key = (round(sc["recall@5"], 4), round(sc["mrr"], 4))
         if best is None or key > best[0]:
             best = (key, t, sc)
     assert best is not None
     _, tuning, sc = best
-    print(f"weights: dense {tuning.w_dense}, bm25 {tuning.w_bm25}, exact {tuning.w_exact}, rrf_k {tuning.rrf_k}")
-    print(f"  recall@1 {sc['recall@1']:.3f}  recall@5 {sc['recall@5']:.3f}  MRR {sc['mrr']:.3f} (n={sc['n']})")
+    print(
+        f"weights: dense {tuning.w_dense}, bm25 {tuning.w_bm25}, exact {tuning.w_exact}, rrf_k {tuning.rrf_k}"
+    )
+    print(
+        f"  recall@1 {sc['recall@1']:.3f}  recall@5 {sc['recall@5']:.3f}  MRR {sc['mrr']:.3f} (n={sc['n']})"
+    )
 
     # Relevance floor: separate answerable from unanswerable questions.
     answerable = [not q.unanswerable for q in qs]
@@ -84,8 +91,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{time.strftime('%Y-%m-%d')} from {args.dataset}.\n"
             f"# dev recall@5 {sc['recall@5']:.3f}, MRR {sc['mrr']:.3f}; "
             f"floor turns away {turned_away:.0%} of unanswerable, keeps {kept:.0%} of answerable.\n"
-            "[retrieval]\n"
-            + "".join(f"{k} = {v}\n" for k, v in tuning.__dict__.items()),
+            "[retrieval]\n" + "".join(f"{k} = {v}\n" for k, v in tuning.__dict__.items()),
             encoding="utf-8",
         )
         print(f"wrote {TUNING_FILE}")

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ruleslawyer.ingest.normalize import normalize_for_match
-
 from ruleslawyer.errors import InputError
+from ruleslawyer.ingest.normalize import normalize_for_match
 from ruleslawyer.records import GAMES
 
 EXPECTED_VERDICTS: tuple[str, ...] = ("yes", "no", "n/a")

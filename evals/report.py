@@ -24,9 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, Metrics, QuestionResult
-
 from ruleslawyer.errors import InputError
+from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, Metrics, QuestionResult
 
 DEFAULT_THRESHOLDS = Path(__file__).resolve().parent / "thresholds.toml"
 

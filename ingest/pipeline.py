@@ -85,7 +85,7 @@ def chunk_texts(unit: RuleUnit) -> list[str]:
                 chunks.append(f"{head}: {' '.join(window)}")
                 window = window[-1:]  # one sentence of overlap keeps context
             window.append(sentence)
-        if window and len(window) > 1 or (window and len(chunks) == 1):
+        if (window and len(window) > 1) or (window and len(chunks) == 1):
             chunks.append(f"{head}: {' '.join(window)}")
     return chunks
 

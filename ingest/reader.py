@@ -66,7 +66,9 @@ def decode_rulebook(data: bytes, name: str, encoding: str | None = None) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     controls = sum(1 for ch in text if ord(ch) < 32 and ch not in _ALLOWED_CONTROLS)
     if controls > _MAX_CONTROL_SHARE * len(text):
-        raise RulebookError(f"{name}: looks like a binary file, not text ({controls} control characters)")
+        raise RulebookError(
+            f"{name}: looks like a binary file, not text ({controls} control characters)"
+        )
     if not any(ch.isalpha() for ch in text):
         raise RulebookError(f"{name}: holds no words to ingest")
     return text

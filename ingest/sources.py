@@ -37,7 +37,13 @@ class Rulebook:
 
 def check_game(game: str) -> str:
     g = game.strip().lower()
-    aliases = {"wh40k": "40k", "40000": "40k", "ageofsigmar": "aos", "sigmar": "aos", "wm": "warmachine"}
+    aliases = {
+        "wh40k": "40k",
+        "40000": "40k",
+        "ageofsigmar": "aos",
+        "sigmar": "aos",
+        "wm": "warmachine",
+    }
     g = aliases.get(g.replace(" ", "").replace("-", ""), g)
     if g not in GAMES:
         raise InputError(f"unknown game {game!r}: use one of {', '.join(GAMES)}")

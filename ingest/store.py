@@ -80,7 +80,9 @@ class IndexStore:
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as err:
-            raise IndexCorruptError(f"index pointer {self.current_file} is unreadable ({err}); {_REBUILD}") from None
+            raise IndexCorruptError(
+                f"index pointer {self.current_file} is unreadable ({err}); {_REBUILD}"
+            ) from None
         if not name or "/" in name or name.startswith("."):
             raise IndexCorruptError(f"index pointer {self.current_file} is damaged; {_REBUILD}")
         return self.root / name
@@ -93,7 +95,9 @@ class IndexStore:
         try:
             data = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
-            raise IndexCorruptError(f"index manifest in {d} is missing or damaged ({err.__class__.__name__}); {_REBUILD}") from None
+            raise IndexCorruptError(
+                f"index manifest in {d} is missing or damaged ({err.__class__.__name__}); {_REBUILD}"
+            ) from None
         if not isinstance(data, dict):
             raise IndexCorruptError(f"index manifest in {d} is damaged; {_REBUILD}")
         return data
@@ -122,7 +126,9 @@ class IndexStore:
             if not path.exists():
                 raise IndexCorruptError(f"index file {path} is missing; {_REBUILD}")
             if checksums.get(name) != _sha256(path):
-                raise IndexCorruptError(f"index file {path} is damaged (checksum mismatch); {_REBUILD}")
+                raise IndexCorruptError(
+                    f"index file {path} is damaged (checksum mismatch); {_REBUILD}"
+                )
         try:
             units = [
                 RuleUnit.from_dict(json.loads(line))
@@ -132,7 +138,9 @@ class IndexStore:
             chunks = json.loads((d / "chunks.json").read_text(encoding="utf-8"))
             chunk_unit = np.asarray(chunks["unit"], dtype=np.int64)
             chunk_hash = list(chunks["hash"])
-            index = faiss.read_index(str(d / "vectors.faiss"), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+            index = faiss.read_index(
+                str(d / "vectors.faiss"), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY
+            )
         except Exception as err:  # checksums passed, so this is a writer bug or a version skew
             raise IndexCorruptError(f"index in {d} cannot be read ({err}); {_REBUILD}") from None
         if index.ntotal != len(chunk_unit) or (len(units) and chunk_unit.max() >= len(units)):
@@ -158,7 +166,9 @@ class IndexStore:
                 json.dumps(u.to_record(), ensure_ascii=False) + "\n" for u in units
             ).encode("utf-8")
             _fsync_write(tmp / "units.jsonl", units_bytes)
-            _fsync_write(tmp / "chunks.json", json.dumps({"unit": chunk_unit, "hash": chunk_hash}).encode())
+            _fsync_write(
+                tmp / "chunks.json", json.dumps({"unit": chunk_unit, "hash": chunk_hash}).encode()
+            )
             index = faiss.IndexFlatIP(int(manifest["dim"]))
             if len(vectors):
                 index.add(np.ascontiguousarray(vectors, dtype=np.float32))
@@ -188,7 +198,9 @@ class IndexStore:
     def _collect_garbage(self, keep: str) -> None:
         """Remove old versions and leftovers of crashed writes (never the live one)."""
         for entry in self.root.iterdir():
-            if entry.name in (keep, "CURRENT") or not (entry.name.startswith(("v-", ".v-", ".CURRENT"))):
+            if entry.name in (keep, "CURRENT") or not (
+                entry.name.startswith(("v-", ".v-", ".CURRENT"))
+            ):
                 continue
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)

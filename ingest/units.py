@@ -41,11 +41,13 @@ class ParseResult:
 
         Every parser must leave this empty; the ingest report and tests check it.
         """
-        covered = sorted([(u.source.start, u.source.end) for u in self.units] +
-                         [(s, e) for s, e, _ in self.furniture])
+        covered = sorted(
+            [(u.source.start, u.source.end) for u in self.units]
+            + [(s, e) for s, e, _ in self.furniture]
+        )
         gaps: list[Span] = []
         pos = 0
-        for s, e in covered + [(len(text), len(text))]:
+        for s, e in [*covered, (len(text), len(text))]:
             if s > pos and text[pos:s].strip():
                 gaps.append(trim_span(text, pos, s))
             pos = max(pos, e)

@@ -77,8 +77,10 @@ def parse_wiki(text: str, *, file: str, game: str, parent: str) -> ParseResult:
             base, numbered_seen, count, notes = section_id(stripped), False, 0, 0
             result.furniture.append((start, end, "section heading"))
             continue
-        if current and indent > current.indent and not (
-            _NUMBERED.match(line) and indent <= current.indent + 1
+        if (
+            current
+            and indent > current.indent
+            and not (_NUMBERED.match(line) and indent <= current.indent + 1)
         ):
             current.end = end  # sub-bullet or note of the ruling above
             continue
@@ -115,7 +117,9 @@ def parse_wiki(text: str, *, file: str, game: str, parent: str) -> ParseResult:
         rule_id = item.rule_id
         if rule_id.lower() in seen:
             rule_id = f"{rule_id} ({sum(1 for s in seen if s.startswith(rule_id.lower())) + 1})"
-            result.warnings.append(f"{file}: repeated ruling ID {item.rule_id!r}; renamed {rule_id!r}")
+            result.warnings.append(
+                f"{file}: repeated ruling ID {item.rule_id!r}; renamed {rule_id!r}"
+            )
         seen.add(rule_id.lower())
         body = re.sub(r"^\s*(?:\u2022|\d{1,2}\.)\s*", "", text[item.start : item.end])
         unit = build_unit(

@@ -14,7 +14,11 @@ from importlib import resources
 
 @cache
 def template(name: str) -> str:
-    return resources.files("ruleslawyer.prompts").joinpath("templates", f"{name}.txt").read_text(encoding="utf-8")
+    return (
+        resources.files("ruleslawyer.prompts")
+        .joinpath("templates", f"{name}.txt")
+        .read_text(encoding="utf-8")
+    )
 
 
 def render(name: str, **fields: str) -> str:

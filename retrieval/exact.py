@@ -20,21 +20,39 @@ from ruleslawyer.records import RuleUnit
 _NUMBER = re.compile(r"(?<![\d.])(\d{1,2}\.\d{2})(?![\d])")
 # Single words that name rules but mostly appear in questions as plain verbs/nouns.
 _COMMON = frozenset(
-    "run shoot fight charge fly move retreat rally leader support champion musician destroyed "
-    "revived hover stealth heavy assault blast torrent pistol precision psychic scouts".split()
+    [
+        "run",
+        "shoot",
+        "fight",
+        "charge",
+        "fly",
+        "move",
+        "retreat",
+        "rally",
+        "leader",
+        "support",
+        "champion",
+        "musician",
+        "destroyed",
+        "revived",
+        "hover",
+        "stealth",
+        "heavy",
+        "assault",
+        "blast",
+        "torrent",
+        "pistol",
+        "precision",
+        "psychic",
+        "scouts",
+    ]
 )
 
 
 def _key(name: str) -> str:
     name = normalize(name).lower().strip("[] ")
-    name = re.sub(r"[\"']", "", name)
-    return re.sub(r"[\s\-]+", " ", name)
-
-
-def _phrase(key: str) -> str:
-    """Regex for a name as a whole phrase, any spacing or hyphens between its words."""
-    words = [re.escape(w) for w in key.split(" ")]
-    return r"(?<![\w-])" + r"[\s-]+".join(words) + r"(?![\w-])"
+    name = re.sub(r"[\"'?!,;:()\[\]]", " ", name)
+    return " ".join(re.sub(r"[\s\-]+", " ", name).split()).rstrip(".")
 
 
 @dataclass(frozen=True)
@@ -58,8 +76,8 @@ class ExactIndex:
                 key = _key(name)
                 if len(key) >= 3:
                     names.setdefault(key, set()).add(i)
-        self.names = sorted(names.items(), key=lambda kv: -len(kv[0]))
-        self._patterns = [(re.compile(_phrase(k)), k, sorted(v)) for k, v in self.names]
+        self.names = {k: sorted(v) for k, v in names.items()}
+        self.max_words = max((k.count(" ") + 1 for k in self.names), default=1)
 
     def match(self, question: str) -> list[ExactMatch]:
         out: list[ExactMatch] = []
@@ -69,16 +87,23 @@ class ExactIndex:
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))
                     seen.add(i)
-        text = _key(question)
-        taken: list[tuple[int, int]] = []
-        for rx, key, positions in self._patterns:
-            for m in rx.finditer(text):
-                if any(s <= m.start() < e for s, e in taken):
-                    continue  # part of a longer name already matched
-                taken.append((m.start(), m.end()))
+        # Look up every word n-gram of the question (longest first) in the name
+        # table: cost grows with the question, not with the number of rules.
+        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", _key(question).replace("-", " "))
+        used = [False] * len(words)
+        for n in range(min(self.max_words, len(words)), 0, -1):
+            for i in range(len(words) - n + 1):
+                if any(used[i : i + n]):
+                    continue
+                key = " ".join(words[i : i + n])
+                positions = self.names.get(key)
+                if not positions:
+                    continue
+                for j in range(i, i + n):
+                    used[j] = True
                 strong = key not in _COMMON
-                for i in positions:
-                    if i not in seen:
-                        out.append(ExactMatch(i, strong, key))
-                        seen.add(i)
+                for p in positions:
+                    if p not in seen:
+                        out.append(ExactMatch(p, strong, key))
+                        seen.add(p)
         return out

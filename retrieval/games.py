@@ -26,18 +26,30 @@ _CUES: list[tuple[str, str, float]] = [
     (r"\b(?:40k|40,?000|wh40k|warhammer 40|grimdark)\b", "40k", 3),
     (r"\b(?:aos|age of sigmar|sigmar|mortal realms)\b", "aos", 3),
     (r"\b(?:warmachine|hordes|wmh|mk ?(?:iii|iv|3|4))\b", "warmachine", 3),
-    (r"\b(?:stratagems?|battle-?shock(?:ed)?|datasheets?|command points?|overwatch|"
-     r"deep strike|fights? first|feel no pain|lethal hits|sustained hits|devastating wounds|"
-     r"titanic|engaged|advanced?|fall(?:s|ing)? back|fell back|space marines?|orks?|"
-     r"necrons?|tyranids?|intercessors?|objective control|\boc\b|psykers?)\b", "40k", 1.5),
-    (r"\b(?:wizards?|priests?|warscrolls?|manifestations?|unbind|banish|ward save|ward|"
-     r"rally|redeploy|counter ?charge|all-out (?:attack|defen[cs]e)|hero phase|"
-     r"stormcast|seraphon|skaven|battle tactics?|places? of power|prayers?|"
-     r"combat range|in combat|power through|covering fire)\b", "aos", 1.5),
-    (r"\b(?:warcasters?|warlocks?|warjacks?|warbeasts?|focus|fury|feats?|"
-     r"any ?time abilit(?:y|ies)|infernals?|knocked down|slam(?:s|med)?|trample|rof|"
-     r"reposition|teleport|countercharge|activation|soul phase|impact attacks?|"
-     r"orders?|cast(?:ing)? a spell before)\b", "warmachine", 1.5),
+    (
+        r"\b(?:stratagems?|battle-?shock(?:ed)?|datasheets?|command points?|overwatch|"
+        r"deep strike|fights? first|feel no pain|lethal hits|sustained hits|devastating wounds|"
+        r"titanic|engaged|advanced?|fall(?:s|ing)? back|fell back|space marines?|orks?|"
+        r"necrons?|tyranids?|intercessors?|objective control|\boc\b|psykers?)\b",
+        "40k",
+        1.5,
+    ),
+    (
+        r"\b(?:wizards?|priests?|warscrolls?|manifestations?|unbind|banish|ward save|ward|"
+        r"rally|redeploy|counter ?charge|all-out (?:attack|defen[cs]e)|hero phase|"
+        r"stormcast|seraphon|skaven|battle tactics?|places? of power|prayers?|"
+        r"combat range|in combat|power through|covering fire)\b",
+        "aos",
+        1.5,
+    ),
+    (
+        r"\b(?:warcasters?|warlocks?|warjacks?|warbeasts?|focus|fury|feats?|"
+        r"any ?time abilit(?:y|ies)|infernals?|knocked down|slam(?:s|med)?|trample|rof|"
+        r"reposition|teleport|countercharge|activation|soul phase|impact attacks?|"
+        r"orders?|cast(?:ing)? a spell before)\b",
+        "warmachine",
+        1.5,
+    ),
 ]
 _COMPILED = [(re.compile(p, re.I), g, w) for p, g, w in _CUES]
 # Below this margin the question is searched in every game.

@@ -72,7 +72,9 @@ class Signals:
 
 
 class HybridRetriever:
-    def __init__(self, index: StoredIndex, embedder: Embedder, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self, index: StoredIndex, embedder: Embedder, tuning: Tuning | None = None
+    ) -> None:
         import bm25s
 
         self.index = index
@@ -114,14 +116,20 @@ class HybridRetriever:
 
     # --- the fused search -----------------------------------------------------
     def signals(
-        self, query: str, *, game: str | None = None, max_chars: int = 2000,
+        self,
+        query: str,
+        *,
+        game: str | None = None,
+        max_chars: int = 2000,
         use: Sequence[str] = ("dense", "bm25", "exact"),
     ) -> Signals:
         """Everything the fusion needs for one query (the tuner caches these)."""
         warnings: list[str] = []
         query = clean_query(query)
         if len(query) > max_chars:
-            warnings.append(f"question truncated to its first {max_chars} of {len(query)} characters")
+            warnings.append(
+                f"question truncated to its first {max_chars} of {len(query)} characters"
+            )
             query = query[:max_chars]
         detected = False
         matches = self.exact.match(query) if "exact" in use else []
@@ -159,7 +167,9 @@ class HybridRetriever:
         sig = self.signals(query, game=game, max_chars=max_chars, use=use)
         return self.fuse(sig, k=k, refs=refs)
 
-    def fuse(self, sig: Signals, *, k: int = 5, refs: bool = True, tuning: Tuning | None = None) -> SearchResult:
+    def fuse(
+        self, sig: Signals, *, k: int = 5, refs: bool = True, tuning: Tuning | None = None
+    ) -> SearchResult:
         t = tuning or self.tuning
         mask = sig.mask
         fused = np.zeros(len(self.units), dtype=np.float64)
@@ -167,9 +177,8 @@ class HybridRetriever:
         for name, scores, weight in (("dense", sig.dense, t.w_dense), ("bm25", sig.bm25, t.w_bm25)):
             if scores is None or weight <= 0:
                 continue
-            order = [int(i) for i in np.argsort(-scores, kind="stable")[:200] if mask[i]]
-            if name == "bm25":
-                order = [i for i in order if scores[i] > 0]
+            cand = np.flatnonzero(mask & (scores > 0)) if name == "bm25" else np.flatnonzero(mask)
+            order = cand[np.argsort(-scores[cand], kind="stable")[:50]].tolist()
             for rank, i in enumerate(order[:50]):
                 fused[i] += weight / (t.rrf_k + rank + 1)
                 if rank < 10:
@@ -182,11 +191,14 @@ class HybridRetriever:
             if m.number or (m.strong and t.pin_names):
                 pinned.append(m.position)
 
-        ranked = [int(i) for i in np.argsort(-fused, kind="stable") if mask[i] and fused[i] > 0]
-        ranked = pinned + [i for i in ranked if i not in pinned]
-        top = ranked[:k]
+        idx = np.flatnonzero(mask & (fused > 0))
+        top_idx = idx[np.argsort(-fused[idx], kind="stable")[: k + len(pinned)]]
+        top = (pinned + [int(i) for i in top_idx if int(i) not in pinned])[:k]
         best = float(fused[top[0]]) if top else 1.0
-        hits = [Hit(self.units[i], float(fused[i]) / best if best else 0.0, tuple(why.get(i, ()))) for i in top]
+        hits = [
+            Hit(self.units[i], float(fused[i]) / best if best else 0.0, tuple(why.get(i, ())))
+            for i in top
+        ]
         if refs:
             hits = self._with_refs(hits, sig.game)
         named = any(m.strong for m in sig.exact)  # the player named a rule that exists
@@ -202,7 +214,11 @@ class HybridRetriever:
         )
 
     def relevance(
-        self, dense: np.ndarray | None, lexical: np.ndarray | None, mask: np.ndarray, pinned: bool,
+        self,
+        dense: np.ndarray | None,
+        lexical: np.ndarray | None,
+        mask: np.ndarray,
+        pinned: bool,
         tuning: Tuning | None = None,
     ) -> float:
         """0..1: how well the best unit matches, whatever its rank (for abstention)."""
@@ -253,7 +269,9 @@ def clean_query(query: str) -> str:
     """Strip control characters and outer space; refuse an empty question."""
     query = _CONTROL.sub(" ", query or "").strip()
     if not query:
-        raise InputError("the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'")
+        raise InputError(
+            "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
+        )
     return " ".join(query.split())
 
 

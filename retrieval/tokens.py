@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from ruleslawyer.ingest.normalize import normalize
 
@@ -28,14 +29,65 @@ _TOKEN = re.compile(
     r"|[a-z]+(?:['\-][a-z]+)*"  # words, can't, battle-shocked
 )
 _STOP = frozenset(
-    "a an and are as at be but by for if in into is it its of on or so such that the their then "
-    "there these they this to was will with i me my we our you your do does did can could would "
-    "should what when which who how".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "should",
+        "what",
+        "when",
+        "which",
+        "who",
+        "how",
+    ]
 )
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer() -> Any:
     try:
         import Stemmer
 

@@ -30,7 +30,7 @@ from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
-from ruleslawyer.records import GAME_NAMES, Answer, Citation, SearchResult
+from ruleslawyer.records import GAME_NAMES, Answer, Citation, SearchResult, Verdict
 from ruleslawyer.verdict import Calibration, decide, features, is_yes_no, probability_yes
 
 _RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,2}\.\d{2}(?![\d])")
@@ -78,10 +78,14 @@ class AnswerStream:
 
 
 class Answerer:
-    def __init__(self, llm: LLM | None, picker: EvidencePicker, calibration: Calibration | None = None) -> None:
+    def __init__(
+        self, llm: LLM | None, picker: EvidencePicker, calibration: Calibration | None = None
+    ) -> None:
         self.llm = llm
         self.picker = picker
-        self.calibration = calibration or (Calibration.for_model(llm.name) if llm else Calibration())
+        self.calibration = calibration or (
+            Calibration.for_model(llm.name) if llm else Calibration()
+        )
 
     @property
     def model_name(self) -> str:
@@ -105,7 +109,9 @@ class Answerer:
             closest = ", ".join(h.unit.label for h in search.hits[:3]) or "none"
             text = f"The rules loaded here do not cover this. Closest rules: {closest}."
             timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
-            return Answer(question, search.game, "not_found", text, (), search, model, timings, tuple(notes))
+            return Answer(
+                question, search.game, "not_found", text, (), search, model, timings, tuple(notes)
+            )
 
         evidence = self._evidence(question, search)
         timings["evidence"] = _ms(t0)
@@ -113,7 +119,8 @@ class Answerer:
         yes_no = is_yes_no(question)
         llm = None if opts.evidence_only else self.llm
 
-        verdict, confidence = ("depends" if yes_no else "answer"), None
+        verdict: Verdict = "depends" if yes_no else "answer"
+        confidence: float | None = None
         t1 = time.perf_counter()
         if yes_no and llm is not None:
             try:
@@ -127,7 +134,9 @@ class Answerer:
                 verdict = decide(p, self.calibration)
                 confidence = max(p, 1 - p)
                 if verdict == "depends":
-                    notes.append(f"verdict withheld: the model is not confident enough ({confidence:.0%})")
+                    notes.append(
+                        f"verdict withheld: the model is not confident enough ({confidence:.0%})"
+                    )
             elif llm is not None:
                 notes.append("no verdict: this model backend gives no log-probabilities")
         timings["verdict"] = _ms(t1)
@@ -135,8 +144,14 @@ class Answerer:
         explanation = ""
         t2 = time.perf_counter()
         if llm is not None and opts.generate:
-            explanation, extra, note = self._explain(llm, question, search, evidence, verdict, opts, on_text)
-            citations += [c for c in extra if all(c.unit.key != x.unit.key or c.quote != x.quote for x in citations)]
+            explanation, extra, note = self._explain(
+                llm, question, search, evidence, verdict, opts, on_text
+            )
+            citations += [
+                c
+                for c in extra
+                if all(c.unit.key != x.unit.key or c.quote != x.quote for x in citations)
+            ]
             if note:
                 notes.append(note)
         timings["generate"] = _ms(t2)
@@ -144,16 +159,32 @@ class Answerer:
         text = compose(verdict, explanation, evidence)
         timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
         return Answer(
-            question, search.game, verdict, text, tuple(citations), search, model, timings, tuple(notes), confidence
+            question,
+            search.game,
+            verdict,
+            text,
+            tuple(citations),
+            search,
+            model,
+            timings,
+            tuple(notes),
+            confidence,
         )
 
     def _evidence(self, question: str, search: SearchResult) -> list[Evidence]:
-        hits = [h for h in search.hits if "ref" not in h.why][:3] + [h for h in search.hits if "ref" in h.why]
+        hits = [h for h in search.hits if "ref" not in h.why][:3] + [
+            h for h in search.hits if "ref" in h.why
+        ]
         picked = self.picker.pick(question, hits, units=len(hits))
         if not picked:
             return []
-        primary = max(picked[:1] + [e for e in picked if e.unit.key == hits[0].unit.key], key=lambda e: e.score)
-        rest = [e for e in picked if e is not primary and e.score >= SECONDARY_SHARE * primary.score]
+        primary = max(
+            picked[:1] + [e for e in picked if e.unit.key == hits[0].unit.key],
+            key=lambda e: e.score,
+        )
+        rest = [
+            e for e in picked if e is not primary and e.score >= SECONDARY_SHARE * primary.score
+        ]
         return [primary, *rest[:2]]
 
     def _explain(
@@ -172,7 +203,10 @@ class Answerer:
         game = GAME_NAMES.get(search.game or "", "tabletop wargames")
         messages: list[ChatMessage] = [
             {"role": "system", "content": render("answer_system", game_name=game)},
-            {"role": "user", "content": render("answer_user", rules=rules, question=question[:600])},
+            {
+                "role": "user",
+                "content": render("answer_user", rules=rules, question=question[:600]),
+            },
         ]
         schema = answer_schema(sorted(retrieved))
         sink = AnswerStream(on_text) if on_text else None
@@ -199,7 +233,9 @@ def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def verify_explanation(raw: str, retrieved: dict[str, Any], verdict: str) -> tuple[str, list[Citation], str]:
+def verify_explanation(
+    raw: str, retrieved: dict[str, Any], verdict: str
+) -> tuple[str, list[Citation], str]:
     """Check a generated explanation; returns (text or "", verified citations, note)."""
     try:
         data = json.loads(raw)
@@ -218,7 +254,11 @@ def verify_explanation(raw: str, retrieved: dict[str, Any], verdict: str) -> tup
         return "", [], f"explanation dropped: it mentions rule {bad[0]}, which was not retrieved"
     opener = re.match(r"\W*(yes|no)\b", text, re.I)
     if opener and opener.group(1).lower() != verdict:
-        return "", [], "explanation dropped: it contradicts the verdict or claims one that was not earned"
+        return (
+            "",
+            [],
+            "explanation dropped: it contradicts the verdict or claims one that was not earned",
+        )
     if len(text.split()) < 4 or re.search(r"\b(?:rule_id|quote)\b", text):
         return "", [], "explanation dropped: too short or not an explanation"
     citations = []
@@ -229,7 +269,9 @@ def verify_explanation(raw: str, retrieved: dict[str, Any], verdict: str) -> tup
 
 
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence]) -> str:
-    lead = {"yes": "Yes.", "no": "No.", "depends": "It depends; here is what the rules say."}.get(verdict, "")
+    lead = {"yes": "Yes.", "no": "No.", "depends": "It depends; here is what the rules say."}.get(
+        verdict, ""
+    )
     parts = [lead] if lead else []
     if explanation:
         parts.append(explanation)

@@ -47,8 +47,12 @@ def _game(value: str | None) -> str | None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--data-dir", type=click.Path(path_type=Path), envvar="RULESLAWYER_DATA_DIR",
-              help="Where the index and added rulebooks live (default: .ruleslawyer/ in a checkout).")
+@click.option(
+    "--data-dir",
+    type=click.Path(path_type=Path),
+    envvar="RULESLAWYER_DATA_DIR",
+    help="Where the index and added rulebooks live (default: .ruleslawyer/ in a checkout).",
+)
 @click.version_option(package_name="ruleslawyer")
 @click.pass_context
 def cli(ctx: click.Context, data_dir: Path | None) -> None:
@@ -63,14 +67,23 @@ def cli(ctx: click.Context, data_dir: Path | None) -> None:
 # --- ingest -----------------------------------------------------------------
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--game", type=click.Choice(GAMES, case_sensitive=False),
-              help="Game of the rulebooks in PATHS (required with PATHS).")
+@click.option(
+    "--game",
+    type=click.Choice(GAMES, case_sensitive=False),
+    help="Game of the rulebooks in PATHS (required with PATHS).",
+)
 @click.option("--encoding", help="Text encoding of PATHS when not UTF-8 (e.g. cp1252).")
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_ctx
-def ingest(ctx: Context, paths: tuple[Path, ...], game: str | None, encoding: str | None,
-           force: bool, as_json: bool) -> None:
+def ingest(
+    ctx: Context,
+    paths: tuple[Path, ...],
+    game: str | None,
+    encoding: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Build the rules index from the seed rulebooks and any added ones.
 
     With PATHS, each text file is validated, copied into your rulebook
@@ -85,7 +98,9 @@ def ingest(ctx: Context, paths: tuple[Path, ...], game: str | None, encoding: st
         click.echo(json.dumps(report.to_dict(), indent=2))
         return
     if report.up_to_date:
-        click.echo(f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild.")
+        click.echo(
+            f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild."
+        )
     for f in report.files:
         click.echo(f"{f.file}  [{f.game}, {f.parser} parser]  {f.units} units")
         click.echo(f"    titles: {f.titles_printed} printed, {len(f.titles_inferred)} recovered")
@@ -94,7 +109,9 @@ def ingest(ctx: Context, paths: tuple[Path, ...], game: str | None, encoding: st
         if f.merged:
             click.echo(f"    duplicates merged: {', '.join(f.merged)}")
         if f.furniture_chars:
-            click.echo(f"    left out as page furniture: {f.furniture_chars} chars ({'; '.join(f.furniture)})")
+            click.echo(
+                f"    left out as page furniture: {f.furniture_chars} chars ({'; '.join(f.furniture)})"
+            )
         for w in f.warnings:
             click.echo(f"    warning: {w}")
     by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())
@@ -169,7 +186,11 @@ def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> N
 
 def _format_unit(u: RuleUnit) -> str:
     title = f" {u.title}" if u.title else ""
-    note = f"  (title {_title_note(u)})" if u.title_inferred and u.title_source != "first-words" else ""
+    note = (
+        f"  (title {_title_note(u)})"
+        if u.title_inferred and u.title_source != "first-words"
+        else ""
+    )
     lines = [
         click.style(f"{u.game} {u.rule_id}{title}", bold=True) + note,
         f"{u.parent} · {u.source.file} chars {u.source.start}-{u.source.end}",
@@ -195,13 +216,24 @@ def _title_note(u: RuleUnit) -> str:
 # --- search -------------------------------------------------------------------
 @cli.command()
 @click.argument("query", required=False)
-@click.option("--game", type=GAME_CHOICE, help="Only this game (default: detected from the question).")
-@click.option("-k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many rules.")
-@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"),
-              help="JSON Lines file of {\"question\", \"id\"?, \"game\"?} objects ('-' for stdin).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (one line per query with --batch).")
+@click.option(
+    "--game", type=GAME_CHOICE, help="Only this game (default: detected from the question)."
+)
+@click.option(
+    "-k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many rules."
+)
+@click.option(
+    "--batch",
+    type=click.File("r", encoding="utf-8", errors="replace"),
+    help='JSON Lines file of {"question", "id"?, "game"?} objects (\'-\' for stdin).',
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (one line per query with --batch)."
+)
 @pass_ctx
-def search(ctx: Context, query: str | None, game: str | None, k: int, batch: Any, as_json: bool) -> None:
+def search(
+    ctx: Context, query: str | None, game: str | None, k: int, batch: Any, as_json: bool
+) -> None:
     """Find the rules that match QUERY (a question, a rule number, or a rule name)."""
     service = ctx.service()
     if batch is not None:
@@ -212,7 +244,11 @@ def search(ctx: Context, query: str | None, game: str | None, k: int, batch: Any
                 result = service.search(item["question"], game=_game(item.get("game") or game), k=k)
                 payload = {"id": item.get("id", lineno), **result.to_dict()}
             except RulesLawyerError as err:
-                payload = {"id": item.get("id", lineno), "query": item.get("question"), "error": str(err)}
+                payload = {
+                    "id": item.get("id", lineno),
+                    "query": item.get("question"),
+                    "error": str(err),
+                }
             click.echo(json.dumps(payload, ensure_ascii=False))
         return
     if query is None:
@@ -229,13 +265,18 @@ def search(ctx: Context, query: str | None, game: str | None, k: int, batch: Any
         click.echo("No rule clearly matches; the closest ones:")
     for n, h in enumerate(result.hits, 1):
         u = h.unit
-        click.echo(click.style(f"{n}. [{u.label}]", bold=True) + f"  score {h.score:.2f}  ({', '.join(h.why)})")
+        click.echo(
+            click.style(f"{n}. [{u.label}]", bold=True)
+            + f"  score {h.score:.2f}  ({', '.join(h.why)})"
+        )
         snippet = " ".join(u.text.split())
         click.echo(f"   {snippet[:240]}{'...' if len(snippet) > 240 else ''}")
 
 
 # --- ask ----------------------------------------------------------------------
-def _llm_overrides(model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None) -> dict[str, Any]:
+def _llm_overrides(
+    model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None
+) -> dict[str, Any]:
     chosen = sum(bool(x) for x in (model, llm_url, no_llm))
     if chosen > 1:
         raise click.UsageError("choose one of --model, --llm-url and --no-llm")
@@ -252,25 +293,51 @@ def _llm_overrides(model: Path | None, llm_url: str | None, no_llm: bool, defaul
 
 def llm_options(f: Any) -> Any:
     f = click.option("--no-llm", is_flag=True, help="Evidence only: quote the rules, no model.")(f)
-    f = click.option("--llm-url", metavar="URL",
-                     help="OpenAI-compatible server (llama-server, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1")(f)
-    f = click.option("--model", type=click.Path(path_type=Path), metavar="PATH.gguf",
-                     help="Any local GGUF model instead of the default.")(f)
-    f = click.option("--default-model", type=click.Choice(["qwen2.5-0.5b", "smollm2-135m", "gemma3-270m"]),
-                     help="Which PyPI-shipped model to use.")(f)
+    f = click.option(
+        "--llm-url",
+        metavar="URL",
+        help="OpenAI-compatible server (llama-server, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1",
+    )(f)
+    f = click.option(
+        "--model",
+        type=click.Path(path_type=Path),
+        metavar="PATH.gguf",
+        help="Any local GGUF model instead of the default.",
+    )(f)
+    f = click.option(
+        "--default-model",
+        type=click.Choice(["qwen2.5-0.5b", "smollm2-135m", "gemma3-270m"]),
+        help="Which PyPI-shipped model to use.",
+    )(f)
     return f
 
 
 @cli.command()
 @click.argument("question", required=False)
-@click.option("--game", type=GAME_CHOICE, help="Only this game (default: detected from the question).")
-@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"),
-              help="JSON Lines file of {\"id\", \"question\", \"game\"?} objects ('-' for stdin).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (one line per question with --batch).")
+@click.option(
+    "--game", type=GAME_CHOICE, help="Only this game (default: detected from the question)."
+)
+@click.option(
+    "--batch",
+    type=click.File("r", encoding="utf-8", errors="replace"),
+    help='JSON Lines file of {"id", "question", "game"?} objects (\'-\' for stdin).',
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON (one line per question with --batch)."
+)
 @llm_options
 @pass_ctx
-def ask(ctx: Context, question: str | None, game: str | None, batch: Any, as_json: bool,
-        model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None) -> None:
+def ask(
+    ctx: Context,
+    question: str | None,
+    game: str | None,
+    batch: Any,
+    as_json: bool,
+    model: Path | None,
+    llm_url: str | None,
+    no_llm: bool,
+    default_model: str | None,
+) -> None:
     """Answer a rules QUESTION, quoting and citing the rules it rests on.
 
     Reads the question from stdin when QUESTION is '-'.
@@ -285,7 +352,11 @@ def ask(ctx: Context, question: str | None, game: str | None, batch: Any, as_jso
                 answer = service.ask(item["question"], game=_game(item.get("game") or game))
                 payload = {"id": item.get("id", lineno), **answer.to_dict()}
             except RulesLawyerError as err:
-                payload = {"id": item.get("id", lineno), "question": item.get("question"), "error": str(err)}
+                payload = {
+                    "id": item.get("id", lineno),
+                    "question": item.get("question"),
+                    "error": str(err),
+                }
             click.echo(json.dumps(payload, ensure_ascii=False))
         return
     if question is None:
@@ -300,7 +371,13 @@ def ask(ctx: Context, question: str | None, game: str | None, batch: Any, as_jso
 
 
 def print_answer(answer: Any) -> None:
-    badge = {"yes": "YES", "no": "NO", "depends": "DEPENDS", "answer": "ANSWER", "not_found": "NOT IN THESE RULES"}
+    badge = {
+        "yes": "YES",
+        "no": "NO",
+        "depends": "DEPENDS",
+        "answer": "ANSWER",
+        "not_found": "NOT IN THESE RULES",
+    }
     scope = f"{answer.game}" if answer.game else "all games"
     click.echo(click.style(f"[{badge[answer.verdict]}]", bold=True) + f" ({scope}; {answer.model})")
     click.echo(answer.answer)
@@ -311,6 +388,146 @@ def print_answer(answer: Any) -> None:
         click.echo(f'  "{" ".join(c.quote.split())}"')
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
+
+
+# --- eval -----------------------------------------------------------------------
+@cli.command("eval")
+@click.option(
+    "--dataset", type=click.Path(path_type=Path), help="JSON Lines dataset (default: the dev set)."
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("eval-report"),
+    show_default=True,
+    help="Folder for report.json, report.md and chart.png.",
+)
+@click.option(
+    "--compare", type=click.Path(path_type=Path), help="An earlier report.json to compare with."
+)
+@click.option(
+    "--given-game", is_flag=True, help="Pass each question's game instead of detecting it."
+)
+@click.option(
+    "--check",
+    "profile",
+    help="Fail (exit 1) when a figure is below the floors of this "
+    "profile in evals/thresholds.toml (default_model or no_llm).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@llm_options
+@pass_ctx
+def eval_cmd(
+    ctx: Context,
+    dataset: Path | None,
+    out: Path,
+    compare: Path | None,
+    given_game: bool,
+    profile: str | None,
+    as_json: bool,
+    model: Path | None,
+    llm_url: str | None,
+    no_llm: bool,
+    default_model: str | None,
+) -> None:
+    """Run the answer-accuracy suite and write report.json, report.md and chart.png."""
+    from ruleslawyer.evals.dataset import load_dataset
+    from ruleslawyer.evals.report import (
+        check_thresholds,
+        format_failures,
+        format_table,
+        load_report,
+        write_reports,
+    )
+    from ruleslawyer.evals.runner import run_eval
+    from ruleslawyer.settings import PROJECT_ROOT
+
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    path = dataset or PROJECT_ROOT / "evals" / "datasets" / "dev.jsonl"
+    corpus = _corpus_texts(service)
+    items = load_dataset(path, corpus)
+    before = load_report(compare) if compare else None
+    service.llm()  # a bad model fails here, before the run starts
+    report = run_eval(items, service, pass_game=given_game, progress=not as_json, dataset=path)
+    files = write_reports(report, out, compare=before)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=1))
+    else:
+        click.echo(format_table(report, compare=before))
+        failures = format_failures(report)
+        if failures:
+            click.echo("\n" + failures)
+        click.echo("\nWrote " + ", ".join(str(p) for p in files.values()))
+    if profile:
+        problems = check_thresholds(report, profile=profile)
+        for p in problems:
+            click.echo(f"below floor: {p}", err=True)
+        if problems:
+            ctx_exit = click.get_current_context()
+            ctx_exit.exit(1)
+
+
+def _corpus_texts(service: Any) -> dict[str, str]:
+    """Text of every loaded rulebook by game, for checking seed_quote fields."""
+    from ruleslawyer.ingest.reader import read_rulebook
+
+    texts: dict[str, list[str]] = {}
+    for book in service.rulebooks():
+        try:
+            texts.setdefault(book.game, []).append(
+                read_rulebook(book.path, max_bytes=service.settings.max_rulebook_bytes)
+            )
+        except RulesLawyerError:
+            continue
+    return {g: "\n".join(t) for g, t in texts.items()}
+
+
+# --- ui -----------------------------------------------------------------------
+@cli.command()
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Interface to bind (0.0.0.0 = your LAN)."
+)
+@click.option("--port", default=7860, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--share", is_flag=True, help="Ask Gradio for a public share link (off by default).")
+@click.option(
+    "--auth",
+    envvar="RULESLAWYER_AUTH",
+    metavar="USER:PASS",
+    help="Require this login (also from RULESLAWYER_AUTH).",
+)
+@llm_options
+@pass_ctx
+def ui(
+    ctx: Context,
+    host: str,
+    port: int,
+    share: bool,
+    auth: str | None,
+    model: Path | None,
+    llm_url: str | None,
+    no_llm: bool,
+    default_model: str | None,
+) -> None:
+    """Serve the chat page in your browser (http://127.0.0.1:7860 by default)."""
+    from ruleslawyer.ui.app import launch
+
+    if auth is not None and (
+        ":" not in auth or not auth.split(":", 1)[0] or not auth.split(":", 1)[1]
+    ):
+        raise click.BadParameter("use USER:PASS", param_hint="--auth")
+    if host not in ("127.0.0.1", "localhost", "::1") and not auth:
+        click.echo(
+            f"warning: serving on {host} without --auth: anyone on your network can use this page",
+            err=True,
+        )
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    launch(
+        service,
+        host=host,
+        port=port,
+        share=share,
+        auth=(auth.split(":", 1)[0], auth.split(":", 1)[1]) if auth else None,
+    )
 
 
 def _read_batch(handle: Any) -> Any:
@@ -325,7 +542,7 @@ def _read_batch(handle: Any) -> Any:
         except ValueError:
             raise InputError(f"batch line {lineno}: not valid JSON") from None
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-            raise InputError(f"batch line {lineno}: needs an object with a \"question\" string")
+            raise InputError(f'batch line {lineno}: needs an object with a "question" string')
         yield lineno, item
 
 

@@ -47,7 +47,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence or list item in ``text``, trimmed."""
     spans = []
     pos = 0
-    for m in list(_BOUNDARY.finditer(text)) + [None]:
+    for m in [*list(_BOUNDARY.finditer(text)), None]:
         end = m.start() if m else len(text)
         s, e = pos, end
         while s < e and text[s].isspace():
@@ -61,7 +61,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 
 class EvidencePicker:
-    def __init__(self, embedder: Embedder, units: Sequence[RuleUnit], cache_size: int = 20000) -> None:
+    def __init__(
+        self, embedder: Embedder, units: Sequence[RuleUnit], cache_size: int = 20000
+    ) -> None:
         self.embedder = embedder
         df: dict[str, int] = {}
         for u in units:
@@ -95,7 +97,9 @@ class EvidencePicker:
         total = sum(self.idf.get(t, self.default_idf) for t in q_tokens)
         return shared / total if total else 0.0
 
-    def pick(self, question: str, hits: Sequence[Hit], *, per_unit: int = 1, units: int = 3) -> list[Evidence]:
+    def pick(
+        self, question: str, hits: Sequence[Hit], *, per_unit: int = 1, units: int = 3
+    ) -> list[Evidence]:
         """Best sentences, at most ``per_unit`` from each of the top ``units`` hits."""
         candidates: list[tuple[int, Hit, int, int]] = []
         for rank, hit in enumerate(hits[:units]):

@@ -100,7 +100,9 @@ class RuleUnit:
             title=str(d.get("title", "")),
             text=str(d["text"]),
             parent=str(d.get("parent", "")),
-            source=Source(str(src.get("file", "")), int(src.get("start", 0)), int(src.get("end", 0))),
+            source=Source(
+                str(src.get("file", "")), int(src.get("start", 0)), int(src.get("end", 0))
+            ),
             refs=tuple(d.get("refs", ())),
             title_inferred=bool(d.get("title_inferred", False)),
             title_source=str(d.get("title_source", "")),

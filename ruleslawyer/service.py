@@ -8,6 +8,7 @@ so a one-shot ``rules show`` never imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 import threading
@@ -36,7 +37,8 @@ def rule_key(rule_id: str) -> str:
 def number_ranges(rule_ids: Sequence[str]) -> str:
     """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly."""
     nums = sorted(
-        (int(a), int(b)) for a, b in (r.split(".") for r in rule_ids if re.fullmatch(r"\d+\.\d+", r))
+        (int(a), int(b))
+        for a, b in (r.split(".") for r in rule_ids if re.fullmatch(r"\d+\.\d+", r))
     )
     parts: list[str] = []
     i = 0
@@ -104,17 +106,23 @@ class RulesService:
         if paths:
             if not game:
                 names = ", ".join(str(p) for p in paths)
-                raise InputError(f"{names}: say which game these rules are for (--game 40k|aos|warmachine)")
+                raise InputError(
+                    f"{names}: say which game these rules are for (--game 40k|aos|warmachine)"
+                )
             g = check_game(game)
             for p in paths:
                 # Validate before the library or the index is touched.
-                text = read_rulebook(p, max_bytes=self.settings.max_rulebook_bytes, encoding=encoding)
+                text = read_rulebook(
+                    p, max_bytes=self.settings.max_rulebook_bytes, encoding=encoding
+                )
                 new.append((p, text))
         lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
         try:
             lock.acquire(timeout=600)
         except Timeout:
-            raise InputError("another ingest has held the index lock for 10 minutes; try again later") from None
+            raise InputError(
+                "another ingest has held the index lock for 10 minutes; try again later"
+            ) from None
         try:
             for p, text in new:
                 add_to_library(self.settings.library_dir, p.name, text, g)
@@ -178,7 +186,9 @@ class RulesService:
         key = rule_key(rule_id)
         hits = [u for u in units if rule_key(u.rule_id) == key]
         if not hits:
-            hits = [u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")]
+            hits = [
+                u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")
+            ]
         if hits:
             return hits
         names = sorted({u.rule_id for u in units} | {u.title for u in units if u.title})
@@ -210,7 +220,11 @@ class RulesService:
         clean_query(query)  # refuse an empty question before loading anything
         g = check_game(game) if game else None
         return self.retriever().search(
-            query, game=g, k=k or self.settings.top_k, max_chars=self.settings.max_question_chars, **kwargs
+            query,
+            game=g,
+            k=k or self.settings.top_k,
+            max_chars=self.settings.max_question_chars,
+            **kwargs,
         )
 
     # --- answers ----------------------------------------------------------------
@@ -252,7 +266,9 @@ class RulesService:
         retrieve_ms = (time.perf_counter() - t0) * 1000
         answerer = self.answerer()
         opts = AnswerOptions(evidence_only=evidence_only, max_tokens=self.settings.max_tokens)
-        return answerer.answer(question, result, options=opts, on_text=on_text, timings={"retrieve": retrieve_ms})
+        return answerer.answer(
+            question, result, options=opts, on_text=on_text, timings={"retrieve": retrieve_ms}
+        )
 
     def describe(self) -> dict[str, Any]:
         llm = self._llm if self._llm is not _UNSET else None
@@ -268,7 +284,5 @@ class RulesService:
     def close(self) -> None:
         llm = self._llm
         if llm not in (None, _UNSET):
-            try:
+            with contextlib.suppress(ModelError):
                 llm.close()
-            except ModelError:
-                pass

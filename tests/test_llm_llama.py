@@ -1,0 +1,197 @@
+"""LlamaCppLLM on the real PyPI-shipped GGUF models.
+
+SmolLM2-135M (98 MB) covers the behaviour quickly. The prefix-reuse check is
+repeated on Qwen2.5-0.5B, the default model, because that is where a naive
+KV-cache reuse measurably changes the numbers (llama.cpp's Q4_K kernels round
+differently for different batch layouts).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from ruleslawyer.errors import ModelError
+from ruleslawyer.llm import ChatMessage, make_llm
+from ruleslawyer.llm.llama import LlamaCppLLM
+from ruleslawyer.models import resolve_model_path
+from ruleslawyer.settings import Settings
+
+pytestmark = pytest.mark.real_model
+
+CANDIDATES = [" Yes", " No"]
+INSTRUCTION = "Decide whether the rule answers the question. Answer Yes or No.\n\n"
+FEW_SHOT = "".join(
+    f"Rule: {rule}\nQuestion: {question}\nAnswer: {answer}\n\n"
+    for rule, question, answer in [
+        (
+            "A unit that Advanced this turn cannot declare a charge.",
+            "Can a unit charge after it Advanced?",
+            "No",
+        ),
+        (
+            "Models with the Fly keyword can move over terrain features.",
+            "Can a Fly model move over a ruin?",
+            "Yes",
+        ),
+        (
+            "A unit that is Battle-shocked cannot hold objectives.",
+            "Does a Battle-shocked unit count for objective control?",
+            "No",
+        ),
+        (
+            "Each player may use the same Stratagem only once per phase.",
+            "Can I use the same Stratagem twice in one phase?",
+            "No",
+        ),
+        (
+            "Pistols can be shot while the unit is within Engagement Range.",
+            "Can a unit shoot its pistols while engaged?",
+            "Yes",
+        ),
+    ]
+)
+QUESTIONS = [
+    ("Models cannot shoot while within Engagement Range.", "Can an engaged model shoot?"),
+    ("Vehicles may shoot while engaged, at -1 to hit.", "Can a tank fire when engaged?"),
+    ("Units arriving from Reserves may not charge that turn.", "Can Deep Strikers charge?"),
+]
+PROMPTS = [
+    f"{INSTRUCTION}{FEW_SHOT}Rule: {rule}\nQuestion: {question}\nAnswer:"
+    for rule, question in QUESTIONS
+]
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["yes", "no", "answer"]},
+        "answer": {"type": "string", "maxLength": 120},
+    },
+    "required": ["verdict", "answer"],
+}
+
+
+@pytest.fixture(scope="module")
+def smol_path() -> Path:
+    return resolve_model_path(Settings(default_model="smollm2-135m"))
+
+
+@pytest.fixture(scope="module")
+def smol(smol_path: Path) -> Iterator[LlamaCppLLM]:
+    llm = LlamaCppLLM(smol_path, n_ctx=2048, n_threads=2, name="smollm2-135m (llama.cpp)")
+    yield llm
+    llm.close()
+
+
+@pytest.fixture(scope="module")
+def qwen_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    data = tmp_path_factory.mktemp("qwen")
+    path = resolve_model_path(Settings(data_dir=data, default_model="qwen2.5-0.5b"))
+    yield path
+    path.unlink()  # 491 MB: do not leave it in the pytest temp dir
+
+
+def assert_reuse_matches_cold(path: Path) -> None:
+    cold = []
+    for prompt in PROMPTS:
+        fresh = LlamaCppLLM(path)
+        cold.append(fresh.next_token_logprobs(prompt, CANDIDATES))
+        fresh.close()
+    warm = LlamaCppLLM(path)
+    for i in [0, 1, 2, 0, 2, 1, 1]:
+        scores = warm.next_token_logprobs(PROMPTS[i], CANDIDATES)
+        for candidate in CANDIDATES:
+            assert scores[candidate] == pytest.approx(cold[i][candidate], abs=1e-3)
+    assert warm.last_timings["reused_tokens"] > 0  # the few-shot prefix was kept
+    warm.close()
+
+
+def test_logprobs_are_finite_negatives(smol: LlamaCppLLM) -> None:
+    scores = smol.next_token_logprobs(PROMPTS[0], CANDIDATES)
+    assert set(scores) == set(CANDIDATES)
+    assert all(math.isfinite(v) and v < 0 for v in scores.values())
+    # Together the two answers take a real share of the probability mass.
+    assert math.exp(scores[" Yes"]) + math.exp(scores[" No"]) > 0.3
+
+
+def test_prefix_reuse_gives_cold_numbers_smollm2(smol_path: Path) -> None:
+    assert_reuse_matches_cold(smol_path)
+
+
+def test_prefix_reuse_gives_cold_numbers_qwen(qwen_path: Path) -> None:
+    assert_reuse_matches_cold(qwen_path)
+
+
+def test_json_schema_constrained_stream(smol: LlamaCppLLM) -> None:
+    messages: list[ChatMessage] = [
+        {"role": "system", "content": "Answer rules questions as JSON."},
+        {"role": "user", "content": f"Rule: {QUESTIONS[0][0]}\nQuestion: {QUESTIONS[0][1]}"},
+    ]
+    pieces = list(smol.stream(messages, max_tokens=80, json_schema=SCHEMA))
+    reply = json.loads("".join(pieces))
+    assert reply["verdict"] in SCHEMA["properties"]["verdict"]["enum"]
+    assert isinstance(reply["answer"], str)
+    assert smol.last_timings["generated_tokens"] > 0
+
+
+def test_plain_stream_and_token_count(smol: LlamaCppLLM) -> None:
+    messages: list[ChatMessage] = [{"role": "user", "content": "Say hello in one short sentence."}]
+    text = smol.complete(messages, max_tokens=16)
+    assert text.strip()
+    assert smol.count_tokens(text) <= 16
+    assert smol.count_tokens("hello world") in (2, 3)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="model file not found") as err:
+        LlamaCppLLM(tmp_path / "missing.gguf")
+    assert "\n" not in str(err.value)
+
+
+def test_text_file_renamed_gguf(tmp_path: Path) -> None:
+    fake = tmp_path / "notes.gguf"
+    fake.write_text("These are my notes, not a model.\n" * 50)
+    with pytest.raises(ModelError, match="is not a GGUF model file") as err:
+        LlamaCppLLM(fake)
+    assert "\n" not in str(err.value)
+
+
+def test_truncated_gguf(tmp_path: Path, smol_path: Path) -> None:
+    truncated = tmp_path / "truncated.gguf"
+    with smol_path.open("rb") as f:
+        truncated.write_bytes(f.read(1 << 20))
+    llm = LlamaCppLLM(truncated)  # the header looks fine; llama.cpp finds the damage
+    with pytest.raises(ModelError, match="cannot load") as err:
+        llm.load()
+    assert "\n" not in str(err.value)
+    assert str(truncated) in str(err.value)
+
+
+def test_model_larger_than_memory(
+    tmp_path: Path, smol_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "ruleslawyer.llm.llama.psutil.virtual_memory", lambda: SimpleNamespace(available=1 << 20)
+    )
+    with pytest.raises(ModelError, match="too large for memory"):
+        LlamaCppLLM(smol_path)
+
+
+def test_factory_fails_fast_on_bad_model_path(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"PK\x03\x04 a zip file")
+    with pytest.raises(ModelError, match="not a GGUF"):
+        make_llm(Settings(llm="llama_cpp", model_path=bad))
+
+
+def test_factory_builds_llama_backend_lazily(smol_path: Path) -> None:
+    llm = make_llm(Settings(llm="llama_cpp", default_model="smollm2-135m"))
+    assert isinstance(llm, LlamaCppLLM)
+    assert llm.name == "smollm2-135m (llama.cpp)"
+    assert llm.path == smol_path
+    assert llm._llama is None  # nothing loaded until first use
