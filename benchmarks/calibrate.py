@@ -25,7 +25,7 @@ import numpy as np
 from benchmarks.common import DEV, items, settings_for
 from ruleslawyer.evals.metrics import balanced_accuracy, verdict_coverage, verdict_precision
 from ruleslawyer.service import RulesService
-from ruleslawyer.verdict import CALIBRATION_FILE, Calibration, decide, features
+from ruleslawyer.verdict import CALIBRATION_FILE, FEATURES, Calibration, decide, features
 
 CONFIDENCES = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
 
@@ -45,7 +45,8 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 0.5, steps: int = 3000) -> np.
 
 
 def calibration_from(w: np.ndarray, confidence: float, note: str) -> Calibration:
-    return Calibration(float(w[0]), float(w[1]), float(w[2]), float(w[3]), confidence, note)
+    weights = dict(zip([f"w_{name}" for name in FEATURES], map(float, w[1:]), strict=True))
+    return Calibration(bias=float(w[0]), confidence=confidence, measured=note, **weights)
 
 
 def collect(model: str, dataset: str) -> tuple[np.ndarray, np.ndarray, list[str], float]:
@@ -56,8 +57,15 @@ def collect(model: str, dataset: str) -> tuple[np.ndarray, np.ndarray, list[str]
     from ruleslawyer.prompts.templates import template
 
     settings = settings_for(llm="llama_cpp", default_model=model)
+    # the features depend on the prompt, the dataset, and the code that picks evidence
+    import ruleslawyer
+
+    code = "".join(
+        (Path(ruleslawyer.__file__).parent / name).read_text(encoding="utf-8")
+        for name in ("verdict.py", "evidence.py", "answer.py")
+    )
     key = hashlib.sha1(
-        (model + template("verdict") + Path(dataset).read_text(encoding="utf-8")).encode()
+        (model + template("verdict") + Path(dataset).read_text(encoding="utf-8") + code).encode()
     ).hexdigest()[:16]
     cache = settings.data_dir / "calibration-cache" / f"{model}-{key}.json"
     if cache.exists():
@@ -82,7 +90,7 @@ def _collect(settings: Any, dataset: str) -> tuple[np.ndarray, np.ndarray, list[
         result = service.search(q.question)
         ev = answerer._evidence(q.question, result) if result.hits else []
         f = features(llm, q.question, [e.quote for e in ev[:2]])
-        rows.append(f.as_tuple() if f else (0.0, 0.0, 0.0))
+        rows.append(f.as_tuple() if f else (0.0,) * len(FEATURES))
         golds.append(1 if q.expected_verdict == "yes" else 0)
         ids.append(q.id)
     per_q = (time.perf_counter() - t0) / max(1, len(qs))

@@ -29,7 +29,11 @@ GRID = {
     "rrf_k": [5.0, 20.0, 60.0],
     "pin_names": [0.0, 1.0],
 }
-RELEVANCE = {"dense_weight": [0.3, 0.5, 0.7, 1.0], "bm25_scale": [5.0, 10.0, 20.0, 40.0]}
+RELEVANCE = {
+    "dense_weight": [0.3, 0.5, 0.7, 1.0],
+    "bm25_scale": [5.0, 10.0, 20.0, 40.0],
+    "agree_bonus": [0.0, 0.1, 0.2, 0.3],
+}
 MIN_ANSWERED = 0.97
 
 
@@ -67,8 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     # Relevance floor: separate answerable from unanswerable questions.
     answerable = [not q.unanswerable for q in qs]
     best_floor = None
-    for dw, scale in itertools.product(*RELEVANCE.values()):
-        t = replace(tuning, dense_weight=dw, bm25_scale=scale)
+    for dw, scale, bonus in itertools.product(*RELEVANCE.values()):
+        t = replace(tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus)
         rel = [retriever.fuse(s, k=5, refs=False, tuning=t).relevance for s in sigs]
         ans = sorted(r for r, a in zip(rel, answerable, strict=True) if a)
         # highest floor that keeps MIN_ANSWERED of answerable questions
@@ -79,11 +83,11 @@ def main(argv: list[str] | None = None) -> None:
         kept = sum(1 for r in ans if r >= floor) / len(ans)
         key = (turned_away, kept)
         if best_floor is None or key > best_floor[0]:
-            best_floor = (key, dw, scale, floor)
+            best_floor = (key, dw, scale, bonus, floor)
     assert best_floor is not None
-    (turned_away, kept), dw, scale, floor = best_floor
-    tuning = replace(tuning, dense_weight=dw, bm25_scale=scale, floor=round(floor, 4))
-    print(f"relevance: dense_weight {dw}, bm25_scale {scale}, floor {tuning.floor:.4f}")
+    (turned_away, kept), dw, scale, bonus, floor = best_floor
+    tuning = replace(tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus, floor=round(floor, 4))
+    print(f"relevance: dense_weight {dw}, bm25_scale {scale}, agree_bonus {bonus}, floor {tuning.floor:.4f}")
     print(f"  unanswerable turned away {turned_away:.0%}, answerable kept {kept:.0%}")
     if args.write:
         TUNING_FILE.write_text(

@@ -77,8 +77,9 @@ class GameDetector:
     def scores(self, question: str) -> dict[str, float]:
         score: dict[str, float] = defaultdict(float)
         for rx, game, weight in _COMPILED:
-            if rx.search(question):
-                score[game] += weight
+            # each distinct cue counts ("warjack" and "slam" are two clues), up to three
+            found = {m.group(0).lower() for m in rx.finditer(question)}
+            score[game] += weight * min(3, len(found))
         for word in set(tokenize(question)):
             if word in self.distinctive:
                 game, weight = self.distinctive[word]

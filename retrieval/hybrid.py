@@ -49,6 +49,7 @@ class Tuning:
     floor: float = 0.0  # relevance below this = "nothing relevant"
     bm25_scale: float = 10.0  # BM25 score that counts as fully relevant
     dense_weight: float = 0.5  # share of the dense cosine in relevance
+    agree_bonus: float = 0.0  # added when dense, BM25 and exact lookup agree on the top unit
 
     @classmethod
     def load(cls, path: Path = TUNING_FILE) -> Tuning:
@@ -203,6 +204,8 @@ class HybridRetriever:
             hits = self._with_refs(hits, sig.game)
         named = any(m.strong for m in sig.exact)  # the player named a rule that exists
         relevance = self.relevance(sig.dense, sig.bm25, mask, bool(pinned) or named, t)
+        if top and relevance < 1.0 and self._agree(sig, top[0]):
+            relevance = min(1.0, relevance + t.agree_bonus)
         return SearchResult(
             query=sig.query,
             game=sig.game,
@@ -228,6 +231,18 @@ class HybridRetriever:
         d = float(dense[mask].max()) if dense is not None and mask.any() else 0.0
         b = float(lexical[mask].max()) if lexical is not None and mask.any() else 0.0
         return t.dense_weight * max(d, 0.0) + (1 - t.dense_weight) * min(b / t.bm25_scale, 1.0)
+
+    @staticmethod
+    def _agree(sig: Signals, best: int) -> bool:
+        """Do two independent signals put the same unit first (or name it)?"""
+        votes = 0
+        for scores in (sig.dense, sig.bm25):
+            if scores is not None:
+                cand = np.flatnonzero(sig.mask)
+                if len(cand) and int(cand[np.argmax(scores[cand])]) == best:
+                    votes += 1
+        votes += any(m.position == best for m in sig.exact)
+        return votes >= 2
 
     def _only_in(self, phrase: str, game: str) -> bool:
         """True when ``phrase`` occurs in no other game's rules ("charge phase" is

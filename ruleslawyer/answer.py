@@ -175,15 +175,17 @@ class Answerer:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [
             h for h in search.hits if "ref" in h.why
         ]
-        picked = self.picker.pick(question, hits, units=len(hits))
+        picked = self.picker.pick(question, hits, units=len(hits), per_unit=2)
         if not picked:
             return []
-        primary = max(
-            picked[:1] + [e for e in picked if e.unit.key == hits[0].unit.key],
-            key=lambda e: e.score,
-        )
+        top_unit = [e for e in picked if e.unit.key == hits[0].unit.key] or picked[:1]
+        primary = max(top_unit, key=lambda e: e.score)
+        # Close runners-up: another sentence of the same rule (often its worked
+        # example) or the best sentence of another retrieved rule.
         rest = [
-            e for e in picked if e is not primary and e.score >= SECONDARY_SHARE * primary.score
+            e
+            for e in picked
+            if e is not primary and e.score >= SECONDARY_SHARE * primary.score
         ]
         return [primary, *rest[:2]]
 

@@ -29,6 +29,8 @@ from ruleslawyer.retrieval.tokens import tokenize
 
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=:)\s+(?=[A-Z\u25aa\u2022])|\n+|\s*[\u25aa\u2022]\s*")
 MAX_HEADER_GAP = 420
+# A rule this short is quoted whole: its sentences only make sense together.
+WHOLE_UNIT_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,9 @@ class EvidencePicker:
         """Best sentences, at most ``per_unit`` from each of the top ``units`` hits."""
         candidates: list[tuple[int, Hit, int, int]] = []
         for rank, hit in enumerate(hits[:units]):
-            for s, e in sentence_spans(hit.unit.text):
+            text = hit.unit.text
+            spans = [(0, len(text))] if len(text) <= WHOLE_UNIT_CHARS else sentence_spans(text)
+            for s, e in spans:
                 candidates.append((rank, hit, s, e))
         if not candidates:
             return []

@@ -213,7 +213,7 @@ class RulesService:
             return self._retriever
 
     def search(
-        self, query: str, *, game: str | None = None, k: int | None = None, **kwargs: Any
+        self, query: str, game: str | None = None, *, k: int | None = None, **kwargs: Any
     ) -> SearchResult:
         from ruleslawyer.retrieval.hybrid import clean_query
 
@@ -251,8 +251,8 @@ class RulesService:
     def ask(
         self,
         question: str,
-        *,
         game: str | None = None,
+        *,
         evidence_only: bool = False,
         on_text: Callable[[str], None] | None = None,
     ) -> Any:

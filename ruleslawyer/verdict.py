@@ -3,9 +3,11 @@
 Tiny local models cannot be trusted to *write* a verdict, but asked the right
 way they carry a signal: the difference between the log-probabilities of
 " Yes" and " No" as the next token of a few-shot prompt that holds the
-deciding rule sentence and the question. That margin is combined with two
-cues read straight off the text (negations in the quoted rule, negation in
-the question) by a small logistic model whose weights are fitted on the dev
+deciding rule sentence and the question. That margin, the same margin with
+no rule given (the model's prior for the question, so only the rule's effect
+counts), and three cues read straight off the text (negations in the quoted
+rule, negation in the question, an FAQ's literal "A: Yes"/"A: No") are
+combined by a small logistic model whose weights are fitted on the dev
 set (``python -m benchmarks calibrate --write``), per model. A verdict is
 given only when the model's probability clears the chosen confidence, so
 the operating point (coverage vs precision) is a measured setting; below it
@@ -32,6 +34,8 @@ _WH = r"(?:what|whats|what's|how|which|who|whom|whose|when|where|why)"
 _NEG_RULE = re.compile(
     r"\b(?:cannot|can't|can not|not|never|no|unless|except|instead|lost|fails?|excluding)\b", re.I
 )
+_FAQ_YES = re.compile(r"\bA: Yes\b")
+_FAQ_NO = re.compile(r"\bA: No\b")
 _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't\b", re.I)
 
 
@@ -52,72 +56,83 @@ def is_yes_no(question: str) -> bool:
     return any(re.match(rf"{_AUX}\b", c) for c in clauses)
 
 
+FEATURES = ("margin", "baseline", "neg_rule", "neg_question", "faq")
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """Logistic weights over (margin, rule negations, question negation) and the confidence floor."""
+    """Logistic weights over the verdict features, and the confidence floor."""
 
     bias: float = 0.0
     w_margin: float = 1.0
+    w_baseline: float = 0.0
     w_neg_rule: float = 0.0
     w_neg_question: float = 0.0
+    w_faq: float = 0.0
     confidence: float = 0.5  # min probability of the chosen answer; 0.5 = always answer
     measured: str = ""
 
+    @property
+    def weights(self) -> tuple[float, ...]:
+        return (self.w_margin, self.w_baseline, self.w_neg_rule, self.w_neg_question, self.w_faq)
+
     @classmethod
     def for_model(cls, name: str, path: Path = CALIBRATION_FILE) -> Calibration:
+        """The fitted calibration for ``name`` (e.g. "qwen2.5-0.5b (llama.cpp)"), else raw margins."""
         if not path.exists():
             return cls()
         data = tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
         entry = data.get(name) or data.get(name.split(" ")[0])
         if not entry:
             return cls()
-        num = {
-            k: float(v)
-            for k, v in entry.items()
-            if k in cls.__dataclass_fields__ and k != "measured"
-        }
-        return cls(
-            bias=num.get("bias", 0.0),
-            w_margin=num.get("w_margin", 1.0),
-            w_neg_rule=num.get("w_neg_rule", 0.0),
-            w_neg_question=num.get("w_neg_question", 0.0),
-            confidence=num.get("confidence", 0.5),
-            measured=str(entry.get("measured", "")),
-        )
+        num = {k: float(v) for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "measured"}
+        return cls(**num, measured=str(entry.get("measured", "")))
 
 
 @dataclass(frozen=True)
 class VerdictFeatures:
-    margin: float  # logP(" Yes") - logP(" No")
-    neg_rule: float  # negations in the quoted rule
+    margin: float  # logP(" Yes") - logP(" No") with the rule
+    baseline: float  # the same margin with no rule: the model's prior for this question
+    neg_rule: float  # negations in the quoted rule (0..1)
     neg_question: float  # 1 when the question is phrased negatively
+    faq: float  # +1 / -1 when the quoted rule is an FAQ answering "A: Yes" / "A: No"
 
-    def as_tuple(self) -> tuple[float, float, float]:
-        return (self.margin, self.neg_rule, self.neg_question)
+    def as_tuple(self) -> tuple[float, ...]:
+        return (self.margin, self.baseline, self.neg_rule, self.neg_question, self.faq)
+
+
+def _margin(llm: LLM, evidence: str, question: str) -> float:
+    prompt = render("verdict", evidence=evidence, question=question)
+    probs = llm.next_token_logprobs(prompt, [" Yes", " No"])
+    if not probs or " Yes" not in probs or " No" not in probs:
+        raise _NoLogprobs
+    margin = probs[" Yes"] - probs[" No"]
+    if not math.isfinite(margin):
+        raise ModelError("the model returned invalid log-probabilities")
+    return margin
+
+
+class _NoLogprobs(Exception):
+    pass
 
 
 def features(llm: LLM, question: str, evidence: Sequence[str]) -> VerdictFeatures | None:
     """Score the question against the evidence; None when the backend gives no log-probs."""
     rule = " ".join(" ".join(e.split()) for e in evidence)[:1200]
-    prompt = render("verdict", evidence=rule, question=" ".join(question.split())[:600])
-    probs = llm.next_token_logprobs(prompt, [" Yes", " No"])
-    if not probs or " Yes" not in probs or " No" not in probs:
+    q = " ".join(question.split())[:600]
+    try:
+        margin = _margin(llm, rule, q)
+        baseline = _margin(llm, "(no rule given)", q)
+    except _NoLogprobs:
         return None
-    margin = probs[" Yes"] - probs[" No"]
-    if not math.isfinite(margin):
-        raise ModelError("the model returned invalid log-probabilities")
     neg_rule = min(3, len(_NEG_RULE.findall(rule))) / 3
     neg_q = 1.0 if _NEG_QUESTION.search(question) else 0.0
-    return VerdictFeatures(margin, neg_rule, neg_q)
+    faq = 1.0 if _FAQ_YES.search(rule) else (-1.0 if _FAQ_NO.search(rule) else 0.0)
+    return VerdictFeatures(margin, baseline, neg_rule, neg_q, faq)
 
 
 def probability_yes(f: VerdictFeatures, cal: Calibration) -> float:
-    z = (
-        cal.bias
-        + cal.w_margin * f.margin
-        + cal.w_neg_rule * f.neg_rule
-        + cal.w_neg_question * f.neg_question
-    )
+    z = cal.bias + sum(w * x for w, x in zip(cal.weights, f.as_tuple(), strict=True))
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
