@@ -9,6 +9,7 @@ COMMANDS = {
     "retrieval": "benchmarks.retrieval",
     "tune": "benchmarks.tune",
     "calibrate": "benchmarks.calibrate",
+    "answer": "benchmarks.answer",
 }
 
 

@@ -23,7 +23,9 @@ def machine() -> str:
     import os
 
     day = time.strftime("%Y-%m-%d")
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {day}"
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {day}"
+    )
 
 
 def items(path: Path = DEV) -> list[EvalItem]:

@@ -86,8 +86,12 @@ def main(argv: list[str] | None = None) -> None:
             best_floor = (key, dw, scale, bonus, floor)
     assert best_floor is not None
     (turned_away, kept), dw, scale, bonus, floor = best_floor
-    tuning = replace(tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus, floor=round(floor, 4))
-    print(f"relevance: dense_weight {dw}, bm25_scale {scale}, agree_bonus {bonus}, floor {tuning.floor:.4f}")
+    tuning = replace(
+        tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus, floor=round(floor, 4)
+    )
+    print(
+        f"relevance: dense_weight {dw}, bm25_scale {scale}, agree_bonus {bonus}, floor {tuning.floor:.4f}"
+    )
     print(f"  unanswerable turned away {turned_away:.0%}, answerable kept {kept:.0%}")
     if args.write:
         TUNING_FILE.write_text(

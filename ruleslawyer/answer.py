@@ -183,9 +183,7 @@ class Answerer:
         # Close runners-up: another sentence of the same rule (often its worked
         # example) or the best sentence of another retrieved rule.
         rest = [
-            e
-            for e in picked
-            if e is not primary and e.score >= SECONDARY_SHARE * primary.score
+            e for e in picked if e is not primary and e.score >= SECONDARY_SHARE * primary.score
         ]
         return [primary, *rest[:2]]
 
@@ -224,14 +222,19 @@ class Answerer:
 
 
 def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
+    """JSON schema for the explanation: short, and ``rule_id`` limited to the retrieved rules.
+
+    "answer" comes first so it streams first; "quote" is optional and short so a
+    cut-off never costs the answer itself.
+    """
     return {
         "type": "object",
         "properties": {
-            "answer": {"type": "string", "maxLength": 400},
+            "answer": {"type": "string", "maxLength": 200},
             "rule_id": {"type": "string", "enum": list(rule_ids)},
-            "quote": {"type": "string", "maxLength": 400},
+            "quote": {"type": "string", "maxLength": 120},
         },
-        "required": ["answer", "rule_id", "quote"],
+        "required": ["answer", "rule_id"],
     }
 
 
@@ -276,7 +279,7 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence]) -> str
     )
     parts = [lead] if lead else []
     if explanation:
-        parts.append(explanation)
+        parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")
     if evidence:
         ev = evidence[0]
         parts.append(f'{ev.unit.label}: "{" ".join(ev.quote.split())}"')

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ruleslawyer.errors import RulesLawyerError
+from ruleslawyer.errors import InputError, RulesLawyerError
 from ruleslawyer.records import GAMES, RuleUnit
 from ruleslawyer.settings import Settings
 
@@ -346,7 +346,7 @@ def ask(
     if batch is not None:
         if question:
             raise click.UsageError("give either QUESTION or --batch, not both")
-        service.llm()  # fail fast on a bad model, before reading the batch
+        service.check_llm()  # fail fast on a bad model or server, before reading the batch
         for lineno, item in _read_batch(batch):
             try:
                 answer = service.ask(item["question"], game=_game(item.get("game") or game))
@@ -363,6 +363,11 @@ def ask(
         raise click.UsageError("give a QUESTION (or '-' to read it from stdin), or --batch FILE")
     if question == "-":
         question = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if not question.strip():
+        raise InputError(
+            "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
+        )
+    service.check_llm()
     answer = service.ask(question, game=_game(game))
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=1))
@@ -383,7 +388,9 @@ def print_answer(answer: Any) -> None:
     click.echo(answer.answer)
     for c in answer.citations:
         u = c.unit
-        title = f" {u.title.strip('[]')}" if u.title and u.title_source != "first-words" else ""
+        shown = u.title.strip("[]")
+        same = shown.lower() == u.rule_id.lower()
+        title = f" {shown}" if u.title and u.title_source != "first-words" and not same else ""
         click.echo(click.style(f"\n[{u.game} {u.rule_id}{title}]", bold=True))
         click.echo(f'  "{" ".join(c.quote.split())}"')
     for note in answer.notes:
@@ -447,7 +454,7 @@ def eval_cmd(
     corpus = _corpus_texts(service)
     items = load_dataset(path, corpus)
     before = load_report(compare) if compare else None
-    service.llm()  # a bad model fails here, before the run starts
+    service.check_llm()  # a bad model or server fails here, before the run starts
     report = run_eval(items, service, pass_game=given_game, progress=not as_json, dataset=path)
     files = write_reports(report, out, compare=before)
     if as_json:
@@ -532,7 +539,6 @@ def ui(
 
 def _read_batch(handle: Any) -> Any:
     """Yield (line number, object) from a JSON Lines batch; bad lines are one-line errors."""
-    from ruleslawyer.errors import InputError
 
     for lineno, line in enumerate(handle, 1):
         if not line.strip():

@@ -237,6 +237,12 @@ class RulesService:
                 self._llm = make_llm(self.settings)
             return self._llm
 
+    def check_llm(self) -> None:
+        """Create the LLM backend and check it can be reached; raises ModelError."""
+        llm = self.llm()
+        if llm is not None:
+            llm.check()
+
     def answerer(self) -> Any:
         from ruleslawyer.answer import Answerer
         from ruleslawyer.evidence import EvidencePicker
@@ -244,8 +250,16 @@ class RulesService:
         retriever = self.retriever()
         with self._lock:
             if self._answerer is None:
+                from dataclasses import replace
+
+                from ruleslawyer.verdict import Calibration
+
                 picker = EvidencePicker(retriever.embedder, retriever.units)
-                self._answerer = Answerer(self.llm(), picker)
+                llm = self.llm()
+                cal = Calibration.for_model(llm.name) if llm is not None else Calibration()
+                if self.settings.verdict_confidence is not None:
+                    cal = replace(cal, confidence=self.settings.verdict_confidence)
+                self._answerer = Answerer(llm, picker, cal)
             return self._answerer
 
     def ask(

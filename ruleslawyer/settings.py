@@ -50,8 +50,10 @@ class Settings:
     llm_timeout_s: float = 60.0
     n_threads: int = 2
     n_ctx: int = 2048
-    max_tokens: int = 96
+    max_tokens: int = 80
     top_k: int = 5
+    # None = the calibrated operating point; e.g. 0.55 trades coverage for precision
+    verdict_confidence: float | None = None
     max_question_chars: int = 2000
     max_rulebook_bytes: int = 64 * 1024 * 1024
     log_level: str = "WARNING"
@@ -99,6 +101,8 @@ class Settings:
             values["llm_api_key"] = v
         if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
             values["max_rulebook_bytes"] = int(float(v) * 1024 * 1024)
+        if v := env.get("RULESLAWYER_VERDICT_CONFIDENCE"):
+            values["verdict_confidence"] = float(v)
         if v := env.get("RULESLAWYER_THREADS"):
             values["n_threads"] = int(v)
         settings = cls(**values)

@@ -85,7 +85,11 @@ class Calibration:
         entry = data.get(name) or data.get(name.split(" ")[0])
         if not entry:
             return cls()
-        num = {k: float(v) for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "measured"}
+        num = {
+            k: float(v)
+            for k, v in entry.items()
+            if k in cls.__dataclass_fields__ and k != "measured"
+        }
         return cls(**num, measured=str(entry.get("measured", "")))
 
 

@@ -71,5 +71,8 @@ class LLM(ABC):
         """Tokens ``text`` costs; backends without a tokenizer estimate."""
         return max(1, len(text) // 4)
 
+    def check(self) -> None:  # noqa: B027 - optional hook
+        """Fail fast with ``ModelError`` when the backend cannot be used (server down)."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release the model; the default has nothing to release."""

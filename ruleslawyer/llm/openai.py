@@ -223,6 +223,11 @@ class OpenAIHTTPLLM(LLM):
             + (f": {_one_line(body)}" if body.strip() else "")
         )
 
+    def check(self) -> None:
+        """Is the server there? Any HTTP answer counts; only transport failures raise."""
+        with self._errors():
+            self._client.get(f"{self.base_url}/models", timeout=min(5.0, self.timeout_s))
+
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
         """Turn transport failures into one-line ``ModelError``s."""

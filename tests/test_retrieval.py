@@ -1,0 +1,128 @@
+"""Hybrid retrieval on the seeds (fake hash embedder: exercises fusion, exact
+lookup, game scoping and references; the real-model tests cover MiniLM)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ruleslawyer.errors import InputError
+from ruleslawyer.retrieval.games import GameDetector
+from ruleslawyer.retrieval.tokens import tokenize
+
+
+def ids(result):  # type: ignore[no-untyped-def]
+    return [(h.unit.game, h.unit.rule_id) for h in result.hits]
+
+
+def test_rule_number_goes_straight_to_the_rule(seeded_service) -> None:
+    result = seeded_service.search("24.21")
+    assert ids(result)[0] == ("40k", "24.21")
+    assert "exact" in result.hits[0].why
+    assert result.relevant
+
+
+def test_rule_name_goes_to_the_rule(seeded_service) -> None:
+    assert ids(seeded_service.search("what does lance do"))[0] == ("40k", "24.21")
+    assert ids(seeded_service.search("how does Redeploy work in AoS"))[0] == ("aos", "Redeploy")
+
+
+@pytest.mark.parametrize(
+    ("question", "game"),
+    [
+        ("In AoS, can my unit redeploy?", "aos"),
+        ("Can my warcaster cast a spell before it runs?", "warmachine"),
+        ("Can a battle-shocked unit start an action in 40k?", "40k"),
+        ("can my WIZARD unbind a spell", "aos"),
+        ("Can I use tactical gambit if I went second?", "aos"),
+    ],
+)
+def test_game_is_detected(seeded_service, question: str, game: str) -> None:
+    result = seeded_service.search(question)
+    assert result.game == game
+    assert result.game_detected
+    assert {h.unit.game for h in result.hits} == {game}
+
+
+def test_known_game_never_returns_another_game(seeded_service) -> None:
+    for game in ("40k", "aos", "warmachine"):
+        result = seeded_service.search("can my unit charge after it moved", game=game, k=10)
+        assert result.hits
+        assert {h.unit.game for h in result.hits} == {game}
+        assert not result.game_detected
+
+
+def test_ambiguous_question_searches_all_games(seeded_service) -> None:
+    result = seeded_service.search("what happens when I roll a 1")
+    assert result.game is None
+
+
+def test_cross_reference_is_brought_along(seeded_service) -> None:
+    # 24.27 [PISTOL] says "See [CLOSE-QUARTERS]": 24.07 must come with it.
+    result = seeded_service.search("24.27", k=1)
+    got = {h.unit.rule_id: h.why for h in result.hits}
+    assert "24.27" in got
+    assert got.get("24.07") == ("ref",)
+
+
+def test_dangling_pdf_reference_is_linked_at_ingest(seeded_service) -> None:
+    # "...can shoot using assault shooting (" lost its number in the PDF
+    unit = seeded_service.find_rules("24.04", "40k")[0]
+    assert "10.05" in unit.refs
+
+
+def test_empty_query_is_refused(seeded_service) -> None:
+    for q in ("", "   ", "\x00\x01"):
+        with pytest.raises(InputError, match="empty"):
+            seeded_service.search(q)
+
+
+def test_huge_query_is_truncated_with_a_warning(seeded_service) -> None:
+    result = seeded_service.search("can a battle-shocked unit start an action " * 3000)
+    assert any("truncated" in w for w in result.warnings)
+    assert len(result.query) <= seeded_service.settings.max_question_chars
+
+
+def test_tokens_keep_rules_vocabulary() -> None:
+    toks = tokenize("[SUSTAINED HITS 2] on a 2+ with D6, battle-shocked, OC 0")
+    assert "[sustained hits]" in toks
+    assert "2+" in toks and "d6" in toks and "oc" in toks
+    assert "battleshock" in toks  # the joined form matches "battleshocked"
+    assert tokenize("[ANTI-VEHICLE 4+]")[:2] == ["[anti-vehicle]", "[anti]"]
+
+
+def test_detector_needs_a_clear_winner(seeded_service) -> None:
+    detector = GameDetector(seeded_service.units())
+    assert detector.detect("in warmachine can I feat") == "warmachine"
+    assert detector.detect("hello there") is None
+
+
+def test_search_cli_json_and_batch(cli_run, seeded_settings, tmp_path) -> None:
+    code, out, _ = cli_run(
+        "search", "what does lance do", "--json", data_dir=seeded_settings.data_dir
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= {"query", "game", "results"}
+    first = data["results"][0]
+    assert set(first) >= {"rule_id", "game", "title", "text", "score", "why", "source"}
+    assert first["rule_id"] == "24.21"
+
+    batch = tmp_path / "q.jsonl"
+    batch.write_text(
+        json.dumps({"id": "a", "question": "24.21"})
+        + "\n"
+        + json.dumps({"question": "Redeploy", "game": "aos"})
+        + "\n"
+    )
+    code, out, _ = cli_run("search", "--batch", str(batch), data_dir=seeded_settings.data_dir)
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and [x["id"] for x in lines] == ["a", 2]
+    assert lines[1]["game"] == "aos" and lines[1]["results"][0]["rule_id"] == "Redeploy"
+
+
+def test_search_cli_refuses_empty_query(cli_run, seeded_settings) -> None:
+    code, _, err = cli_run("search", "  ", data_dir=seeded_settings.data_dir)
+    assert code == 1
+    assert err.strip().startswith("Error:") and len(err.strip().splitlines()) == 1

@@ -1,0 +1,325 @@
+"""Pure formatting for the Gradio page: no Gradio, no service, easy to test.
+
+Everything that came from a rulebook or a user goes through ``esc`` before it
+is put into HTML. ``esc`` escapes HTML and also turns the characters that
+Markdown, LaTeX and Gradio's HTML templates give meaning to into numeric
+entities, so a rulebook holding ``<script>``, ``**bold**``, ``[link](x)``,
+``$x$`` or ``${value}`` shows exactly that text, in a chat bubble (rendered as
+Markdown) as well as in an HTML panel.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ruleslawyer.ingest.normalize import find_span
+
+# Characters that mean something to Markdown (marked), KaTeX or the gr.HTML
+# template engine; as numeric entities they are shown and never interpreted.
+# Line-start markers (#, -, 1.) need no escaping: newlines become <br>, so no
+# escaped text ever starts a Markdown line.
+_MD_TABLE = str.maketrans({ch: f"&#{ord(ch)};" for ch in "\\`*_{}[]|~$@"})
+_AUTOLINK = re.compile(r"(?i)(://|www\.)")
+
+VERDICT_LABELS: dict[str, str] = {
+    "yes": "Yes",
+    "no": "No",
+    "depends": "Depends",
+    "not_found": "Not in these rules",
+    "answer": "Answer",
+}
+
+GAME_LABELS: dict[str, str] = {"40k": "40k", "aos": "AoS", "warmachine": "Warmachine"}
+
+TITLE_SOURCES: dict[str, str] = {
+    "printed": "printed",
+    "body": "recovered from the rule text",
+    "nav": "recovered from page navigation",
+    "chapter": "taken from the chapter heading",
+    "manifest": "supplied by the rulebook manifest",
+    "first-words": "first words (no printed title)",
+}
+
+
+# --- escaping -------------------------------------------------------------------
+def esc(text: str) -> str:
+    """Text -> HTML that shows it literally, even inside Markdown; newlines -> <br>."""
+    escaped = html.escape(str(text), quote=True).translate(_MD_TABLE)
+    # No bare URL becomes a link: break "://" and "www." with an entity.
+    escaped = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + f"&#{ord(m.group(1)[-1])};", escaped)
+    return escaped.replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def esc_attr(text: str) -> str:
+    """Text for an HTML attribute value (in double quotes)."""
+    return (
+        html.escape(" ".join(str(text).split()), quote=True)
+        .replace("$", "&#36;")
+        .replace("{", "&#123;")
+    )
+
+
+# --- verdicts and citations --------------------------------------------------------
+def badge_text(verdict: str) -> str:
+    return VERDICT_LABELS.get(verdict, "Answer")
+
+
+def badge_html(verdict: str) -> str:
+    v = verdict if verdict in VERDICT_LABELS else "answer"
+    return f'<span class="rl-badge rl-badge-{v}">{esc(badge_text(v))}</span>'
+
+
+def chip_label(unit: Any) -> str:
+    """What a chip says: the unit's label, e.g. ``40k 24.21 [LANCE]``."""
+    return str(unit.label)
+
+
+def group_citations(citations: Sequence[Any]) -> list[tuple[Any, list[str]]]:
+    """One entry per cited rule, in order: (unit, its distinct quotes)."""
+    groups: dict[tuple[str, str], tuple[Any, list[str]]] = {}
+    for c in citations:
+        _, quotes = groups.setdefault((c.unit.game, c.unit.rule_id), (c.unit, []))
+        if c.quote and c.quote not in quotes:
+            quotes.append(c.quote)
+    return list(groups.values())
+
+
+def chip_value(unit: Any, quotes: Sequence[str]) -> str:
+    """What a chip carries to the Rule panel: JSON [game, rule_id, [quotes]].
+
+    It rides in the button's ``value`` attribute: the chat's HTML sanitizer
+    keeps ``value`` but drops ``data-*`` attributes.
+    """
+    return json.dumps([unit.game, unit.rule_id, list(quotes)], ensure_ascii=False)
+
+
+def parse_chip_value(value: Any) -> tuple[str, str, list[str]] | None:
+    """The inverse of ``chip_value``; None for anything malformed."""
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(data, list) or len(data) != 3:
+        return None
+    game, rule_id, quotes = data
+    if isinstance(quotes, str):
+        quotes = [quotes]
+    if not (isinstance(game, str) and isinstance(rule_id, str) and isinstance(quotes, list)):
+        return None
+    if not rule_id or not all(isinstance(q, str) for q in quotes):
+        return None
+    return game, rule_id, quotes
+
+
+def chip_html(unit: Any, quotes: Sequence[str]) -> str:
+    """A clickable chip; the page script sends its value to the Rule panel."""
+    return (
+        f'<button type="button" class="rl-chip" value="{esc_attr(chip_value(unit, quotes))}" '
+        f'title="Show the whole rule">{esc(chip_label(unit))}</button>'
+    )
+
+
+def chips_html(citations: Sequence[Any]) -> str:
+    """One chip per cited rule (a rule quoted twice gets one chip marking both)."""
+    groups = group_citations(citations)
+    if not groups:
+        return ""
+    return '<div class="rl-chips">' + "".join(chip_html(u, q) for u, q in groups) + "</div>"
+
+
+def _spans(text: str, quotes: Sequence[str]) -> list[tuple[int, int]]:
+    spans = []
+    for quote in quotes:
+        if not quote or not quote.strip():
+            continue
+        start = text.find(quote)
+        span = (start, start + len(quote)) if start >= 0 else find_span(text, quote)
+        if span:
+            spans.append(span)
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def highlight(text: str, quotes: str | Sequence[str] | None) -> str:
+    """The rule text escaped, with each quoted span (found verbatim or loosely) in <mark>."""
+    if isinstance(quotes, str):
+        quotes = [quotes]
+    out, pos = [], 0
+    for a, b in _spans(text, quotes or ()):
+        out.append(esc(text[pos:a]) + '<mark class="rl-mark">' + esc(text[a:b]) + "</mark>")
+        pos = b
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def title_note(unit: Any) -> str:
+    """Why a rule's title may not be printed, or '' when it is."""
+    notes = []
+    if unit.title_inferred and unit.title_source:
+        notes.append(f"title {TITLE_SOURCES.get(unit.title_source, unit.title_source)}")
+    if unit.merged:
+        copies = unit.merged + 1
+        notes.append(f"printed {copies} times in the source; duplicates merged")
+    return "; ".join(notes)
+
+
+def rule_html(unit: Any, quote: str | Sequence[str] | None = None) -> str:
+    """The Rule panel: label, where it comes from, full text with the quote marked."""
+    where = " · ".join(x for x in (unit.parent, unit.source.file) if x)
+    note = title_note(unit)
+    parts = [
+        '<div class="rl-rule">',
+        f'<div class="rl-rule-head">{esc(chip_label(unit))}</div>',
+        f'<div class="rl-rule-meta">{esc(where)}</div>' if where else "",
+        f'<div class="rl-rule-note">{esc(note)}</div>' if note else "",
+        f'<div class="rl-rule-text">{highlight(unit.text, quote)}</div>',
+    ]
+    if unit.refs:
+        parts.append(f'<div class="rl-rule-meta">Refers to: {esc(", ".join(unit.refs))}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def placeholder_html(text: str) -> str:
+    return f'<div class="rl-placeholder">{esc(text)}</div>'
+
+
+def one_line(message: str) -> str:
+    """The first line of an error message: what the page shows, never a traceback."""
+    return message.strip().splitlines()[0] if message.strip() else "unknown error"
+
+
+def error_html(message: str) -> str:
+    return f'<div class="rl-error">{esc(one_line(message))}</div>'
+
+
+def ok_html(message: str) -> str:
+    return f'<div class="rl-ok">{esc(message)}</div>'
+
+
+# --- chat messages ---------------------------------------------------------------------
+def user_html(message: str) -> str:
+    return f'<div class="rl-user">{esc(message)}</div>'
+
+
+def searched_html(query: str | None) -> str:
+    if not query:
+        return ""
+    return f'<div class="rl-searched">Searched for: {esc(query)}</div>'
+
+
+def pending_html(query: str | None, partial: str = "") -> str:
+    """An answer still being written: what is there so far and a cursor."""
+    body = esc(partial) if partial else '<span class="rl-wait">Looking up the rules…</span>'
+    return (
+        f'<div class="rl-answer rl-streaming">{searched_html(query)}'
+        f'<div class="rl-text">{body}<span class="rl-cursor">▍</span></div></div>'
+    )
+
+
+def answer_html(answer: Any, query: str | None = None) -> str:
+    """The finished answer: badge, text, citation chips, notes."""
+    scope = GAME_LABELS.get(answer.game or "", "all games")
+    meta = f"{scope} · {answer.model}"
+    parts = [
+        '<div class="rl-answer rl-done">',
+        searched_html(query),
+        f'<div class="rl-head">{badge_html(answer.verdict)}<span class="rl-meta">{esc(meta)}</span></div>',
+        f'<div class="rl-text">{esc(answer.answer)}</div>',
+        chips_html(answer.citations),
+    ]
+    for note in answer.notes:
+        parts.append(f'<div class="rl-note">{esc(note)}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def error_answer_html(message: str, query: str | None = None) -> str:
+    return f'<div class="rl-answer rl-failed">{searched_html(query)}{error_html(message)}</div>'
+
+
+def plain_answer(answer: Any) -> str:
+    """The answer as plain text, for the clipboard."""
+    lines = [f"[{badge_text(answer.verdict)}] {answer.answer}"]
+    for c in answer.citations:
+        lines.append(f'{chip_label(c.unit)}: "{" ".join(c.quote.split())}"')
+    return "\n".join(lines)
+
+
+def stream_words(text: str) -> Iterable[str]:
+    """Progressively longer prefixes of ``text``, one word more each time."""
+    for m in re.finditer(r"\S+", text):
+        yield text[: m.end()]
+
+
+# --- follow-up questions ---------------------------------------------------------------
+_FOLLOW_UP_OPENERS = (
+    "what about",
+    "how about",
+    "and if",
+    "what if",
+    "but what",
+    "but if",
+    "and what",
+    "and can",
+    "and does",
+    "and ",
+    "also ",
+    "same for",
+    "same with",
+    "even if",
+    "then ",
+    "so ",
+    "or ",
+)
+_PRONOUNS = re.compile(r"\b(it|its|that|they|them|their|this|those|these|he|she|one)\b", re.I)
+# Nouns that make a question stand on its own (it names what it asks about).
+_RULE_NOUNS = re.compile(
+    r"\b(units?|models?|weapons?|actions?|abilit(?:y|ies)|spells?|prayers?|warcasters?|warlocks?|"
+    r"warjacks?|warbeasts?|characters?|heroes|hero|monsters?|vehicles?|aircraft|infantry|"
+    r"charges?|attacks?|saves?|wounds?|dice|phases?|turns?|stratagems?|command points?|cp|"
+    r"terrain|cover|objectives?|battle-?shock(?:ed)?|feats?|focus|fury|redeploy|"
+    r"transports?|psykers?|wizards?|priests?|rules?)\b",
+    re.I,
+)
+_RULE_REF = re.compile(r"\d{1,2}\.\d{1,2}|\[[A-Z][A-Z -]+(?: \d+\+?)?\]")
+
+
+def is_follow_up(message: str, previous: str | None) -> bool:
+    """Whether ``message`` only makes sense after ``previous`` (a short follow-up)."""
+    if not previous or not previous.strip():
+        return False
+    text = " ".join(message.split())
+    low = text.lower()
+    words = low.split()
+    if not words:
+        return False
+    if _RULE_REF.search(text) and len(words) > 4:
+        return False  # names its own rule: a question of its own
+    if any(low.startswith(o) for o in _FOLLOW_UP_OPENERS) and len(words) <= 14:
+        return True
+    if (
+        len(words) <= 8
+        and _PRONOUNS.search(low)
+        and not _RULE_NOUNS.search(low)
+        and not _RULE_REF.search(text)
+    ):
+        return True
+    return len(words) <= 3 and not _RULE_REF.search(text) and not _RULE_NOUNS.search(low)
+
+
+def rewrite_query(message: str, previous: str | None) -> tuple[str, bool]:
+    """The retrieval query for ``message``: with the previous question when it is a follow-up."""
+    message = " ".join(message.split())
+    if previous and is_follow_up(message, previous):
+        return f"{' '.join(previous.split())} {message}", True
+    return message, False
