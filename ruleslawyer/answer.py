@@ -34,7 +34,8 @@ from ruleslawyer.records import GAME_NAMES, Answer, Citation, SearchResult, Verd
 from ruleslawyer.verdict import Calibration, decide, features, is_yes_no, probability_yes
 
 _RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,2}\.\d{2}(?![\d])")
-SECONDARY_SHARE = 0.8  # a second rule is cited when its best sentence scores this close
+SECONDARY_SHARE = 0.8
+PROMPT_QUOTE_CHARS = 450  # a second rule is cited when its best sentence scores this close
 
 
 @dataclass
@@ -199,7 +200,11 @@ class Answerer:
     ) -> tuple[str, list[Citation], str]:
         """Generate, then verify, the explanation. Returns (text, citations, note)."""
         retrieved = {h.unit.rule_id: h.unit for h in search.hits}
-        rules = "\n".join(f"[{ev.unit.rule_id}] {' '.join(ev.quote.split())}" for ev in evidence)
+        # The two best quotes, capped: prompt evaluation is most of the answer time.
+        rules = "\n".join(
+            f"[{ev.unit.rule_id}] {' '.join(ev.quote.split())[:PROMPT_QUOTE_CHARS]}"
+            for ev in evidence[:2]
+        )
         game = GAME_NAMES.get(search.game or "", "tabletop wargames")
         messages: list[ChatMessage] = [
             {"role": "system", "content": render("answer_system", game_name=game)},
@@ -230,9 +235,9 @@ def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "answer": {"type": "string", "maxLength": 200},
+            "answer": {"type": "string", "maxLength": 160},
             "rule_id": {"type": "string", "enum": list(rule_ids)},
-            "quote": {"type": "string", "maxLength": 120},
+            "quote": {"type": "string", "maxLength": 80},
         },
         "required": ["answer", "rule_id"],
     }

@@ -50,7 +50,7 @@ class Settings:
     llm_timeout_s: float = 60.0
     n_threads: int = 2
     n_ctx: int = 2048
-    max_tokens: int = 80
+    max_tokens: int = 64
     top_k: int = 5
     # None = the calibrated operating point; e.g. 0.55 trades coverage for precision
     verdict_confidence: float | None = None

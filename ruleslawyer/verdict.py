@@ -31,6 +31,7 @@ from ruleslawyer.records import Verdict
 CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "prompts" / "calibration.toml"
 _AUX = r"(?:can|could|does|do|did|is|are|was|were|may|might|must|should|will|would|has|have|had|am|shall)"
 _WH = r"(?:what|whats|what's|how|which|who|whom|whose|when|where|why)"
+_CONDITION = r"when|if|once|after|while|before|what if|whats if|what's if"
 _NEG_RULE = re.compile(
     r"\b(?:cannot|can't|can not|not|never|no|unless|except|instead|lost|fails?|excluding)\b", re.I
 )
@@ -40,7 +41,11 @@ _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't
 
 
 def is_yes_no(question: str) -> bool:
-    """True for questions a yes or a no answers ("Can a unit...", "..., can it shoot?")."""
+    """True for questions a yes or a no answers ("Can a unit...", "..., can it shoot?").
+
+    A leading condition ("When my unit retreats, can it...", "What if it fell
+    back - is it...") does not make a question open: the clauses after it decide.
+    """
     q = question.strip().lower()
     clauses = [
         c.strip()
@@ -49,6 +54,8 @@ def is_yes_no(question: str) -> bool:
     ]
     if not clauses:
         return False
+    if re.match(rf"(?:{_CONDITION})\b", clauses[0]):
+        return any(re.match(rf"{_AUX}\b", c) for c in clauses[1:])
     if re.match(rf"{_WH}\b", clauses[0]) or (
         len(clauses) > 1 and re.match(rf"{_WH}\b", clauses[-1])
     ):

@@ -98,6 +98,7 @@ class LlamaCppLLM(LLM):
         self.last_timings: dict[str, float] = {}
         self._lock = threading.Lock()
         self._llama: Llama | None = None
+        self._chat_llama: Llama | None = None
         # Leading KV-cache rows laid down by scoring calls (generation lays
         # out its batches differently, so its rows are never reused).
         self._scored_tokens = 0
@@ -152,8 +153,8 @@ class LlamaCppLLM(LLM):
         stop: Sequence[str] = (),
     ) -> Iterator[str]:
         with self._lock:
-            llama = self._model()
-            import llama_cpp  # present: _model() has loaded it
+            llama = self._chat_model()
+            import llama_cpp  # present: _chat_model() has loaded it
 
             grammar = _grammar_for(json_schema) if json_schema is not None else None
             llama_cpp.llama_perf_context_reset(llama.ctx)
@@ -177,7 +178,6 @@ class LlamaCppLLM(LLM):
             except Exception as exc:
                 raise ModelError(f"llama.cpp generation failed: {_one_line(exc)}") from exc
             finally:
-                self._scored_tokens = 0
                 perf = llama_cpp.llama_perf_context(llama.ctx)
                 self.last_timings = {
                     "prompt_tokens": perf.n_p_eval,
@@ -193,15 +193,28 @@ class LlamaCppLLM(LLM):
 
     def close(self) -> None:
         with self._lock:
-            if self._llama is not None:
-                self._llama.close()
-                self._llama = None
-                self._scored_tokens = 0
+            for llama in (self._llama, self._chat_llama):
+                if llama is not None:
+                    llama.close()
+            self._llama = None
+            self._chat_llama = None
+            self._scored_tokens = 0
 
     def _model(self) -> Llama:
-        """The loaded model; the caller holds the lock."""
-        if self._llama is not None:
-            return self._llama
+        """The scoring context (the caller holds the lock)."""
+        if self._llama is None:
+            self._llama = self._load()
+        return self._llama
+
+    def _chat_model(self) -> Llama:
+        """A second context for generation, so chat prompts never evict the
+        scoring context's cached few-shot prefix (and vice versa). The weights
+        are memory-mapped, so both contexts share one copy of them."""
+        if self._chat_llama is None:
+            self._chat_llama = self._load()
+        return self._chat_llama
+
+    def _load(self) -> Llama:
         check_gguf_file(self.path)  # it may have changed since construction
         try:
             from llama_cpp import Llama
@@ -211,7 +224,7 @@ class LlamaCppLLM(LLM):
                 "(or pick another LLM backend)"
             ) from exc
         try:
-            self._llama = Llama(
+            return Llama(
                 model_path=str(self.path),
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
@@ -224,7 +237,6 @@ class LlamaCppLLM(LLM):
                 f"llama.cpp cannot load {self.path} (truncated, corrupt or unsupported "
                 f"GGUF?): {_one_line(exc)}"
             ) from exc
-        return self._llama
 
     def _eval_reusing_prefix(self, llama: Llama, tokens: list[int]) -> int:
         """Evaluate ``tokens``, keeping the KV cache of a prefix shared with
