@@ -161,12 +161,17 @@ def test_check_thresholds_rejects_bad_files(report: EvalReport, tmp_path: Path) 
         check_thresholds(report, path, "p")
 
 
-def test_shipped_thresholds_are_placeholders_that_pass(report: EvalReport) -> None:
+def test_shipped_thresholds_are_valid_and_bite(report: EvalReport) -> None:
+    """Both shipped profiles name only known metrics and fail a bad report."""
     data = tomllib.loads(DEFAULT_THRESHOLDS.read_text(encoding="utf-8"))
     assert {"default_model", "no_llm"} <= set(data)
     for profile in ("default_model", "no_llm"):
-        assert check_thresholds(report, DEFAULT_THRESHOLDS, profile) == []
-        floors = {k for k in data[profile] if not k.endswith("_max")}
-        # every higher-is-better rate has a floor to raise later
-        assert {"recall_at_5", "balanced_accuracy", "fully_correct_rate"} <= floors
-        assert report.metrics[OVERALL].n > 0
+        floors = {
+            k
+            for k in data[profile]
+            if not k.endswith("_max") and isinstance(data[profile][k], float)
+        }
+        assert {"recall_at_5", "fully_correct_rate"} <= floors
+        # the toy report of this module is far below the real floors
+        problems = check_thresholds(report, DEFAULT_THRESHOLDS, profile)
+        assert any("recall_at_5" in p and "< floor" in p for p in problems)
