@@ -21,7 +21,7 @@ from ruleslawyer.evals.report import (
     threshold_profiles,
     write_reports,
 )
-from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, run_eval
+from ruleslawyer.evals.runner import METRIC_NAMES, EvalReport, run_eval
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
