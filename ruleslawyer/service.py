@@ -274,7 +274,17 @@ class RulesService:
         import time
 
         from ruleslawyer.answer import AnswerOptions
+        from ruleslawyer.retrieval.hybrid import clean_query
 
+        # Searching can live with a truncated query; an answer to half a question
+        # cannot, so an over-long question is refused rather than cut.
+        length = len(clean_query(question))
+        limit = self.settings.max_question_chars
+        if length > limit:
+            raise InputError(
+                f"the question is {length:,} characters; the limit is {limit:,} "
+                "(ask about one rule at a time)"
+            )
         t0 = time.perf_counter()
         result = self.search(question, game=game)
         retrieve_ms = (time.perf_counter() - t0) * 1000
