@@ -239,17 +239,7 @@ def search(
     if batch is not None:
         if query:
             raise click.UsageError("give either QUERY or --batch, not both")
-        for lineno, item in _read_batch(batch):
-            try:
-                result = service.search(item["question"], game=_game(item.get("game") or game), k=k)
-                payload = {"id": item.get("id", lineno), **result.to_dict()}
-            except RulesLawyerError as err:
-                payload = {
-                    "id": item.get("id", lineno),
-                    "query": item.get("question"),
-                    "error": str(err),
-                }
-            click.echo(json.dumps(payload, ensure_ascii=False))
+        _run_batch(batch, game, "query", lambda q, g: service.search(q, game=g, k=k).to_dict())
         return
     if query is None:
         raise click.UsageError("give a QUERY, or --batch FILE")
@@ -347,17 +337,7 @@ def ask(
         if question:
             raise click.UsageError("give either QUESTION or --batch, not both")
         service.check_llm()  # fail fast on a bad model or server, before reading the batch
-        for lineno, item in _read_batch(batch):
-            try:
-                answer = service.ask(item["question"], game=_game(item.get("game") or game))
-                payload = {"id": item.get("id", lineno), **answer.to_dict()}
-            except RulesLawyerError as err:
-                payload = {
-                    "id": item.get("id", lineno),
-                    "question": item.get("question"),
-                    "error": str(err),
-                }
-            click.echo(json.dumps(payload, ensure_ascii=False))
+        _run_batch(batch, game, "question", lambda q, g: service.ask(q, game=g).to_dict())
         return
     if question is None:
         raise click.UsageError("give a QUESTION (or '-' to read it from stdin), or --batch FILE")
@@ -535,6 +515,17 @@ def ui(
         share=share,
         auth=(auth.split(":", 1)[0], auth.split(":", 1)[1]) if auth else None,
     )
+
+
+def _run_batch(handle: Any, game: str | None, field: str, run: Any) -> None:
+    """One JSON line out per line in: the result plus ``id``, or the error for that line."""
+    for lineno, item in _read_batch(handle):
+        ident = item.get("id", lineno)
+        try:
+            payload = {"id": ident, **run(item["question"], _game(item.get("game") or game))}
+        except RulesLawyerError as err:
+            payload = {"id": ident, field: item.get("question"), "error": str(err)}
+        click.echo(json.dumps(payload, ensure_ascii=False))
 
 
 def _read_batch(handle: Any) -> Any:
