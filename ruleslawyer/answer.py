@@ -223,7 +223,8 @@ class Answerer:
                     sink.feed(piece)
         except ModelError as err:
             return "", [], f"explanation skipped: the model failed ({err})"
-        return verify_explanation("".join(pieces), retrieved, verdict)
+        support = " ".join(ev.quote for ev in evidence)
+        return verify_explanation("".join(pieces), retrieved, verdict, support)
 
 
 def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
@@ -244,9 +245,14 @@ def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
 
 
 def verify_explanation(
-    raw: str, retrieved: dict[str, Any], verdict: str
+    raw: str, retrieved: dict[str, Any], verdict: str, support: str | None = None
 ) -> tuple[str, list[Citation], str]:
-    """Check a generated explanation; returns (text or "", verified citations, note)."""
+    """Check a generated explanation; returns (text or "", verified citations, note).
+
+    With ``support`` (the quoted evidence), the explanation must also be
+    grounded in it: every number it states appears there, and most of its
+    content words do. A tiny model's invented distances and damage fail this.
+    """
     try:
         data = json.loads(raw)
     except ValueError:
@@ -271,11 +277,35 @@ def verify_explanation(
         )
     if len(text.split()) < 4 or re.search(r"\b(?:rule_id|quote)\b", text):
         return "", [], "explanation dropped: too short or not an explanation"
+    if support is not None:
+        problem = ungrounded(text, support)
+        if problem:
+            return "", [], f"explanation dropped: {problem}"
     citations = []
     span = find_span(unit.text, quote) if len(quote.strip()) >= 12 else None
     if span:
         citations.append(Citation(unit, unit.text[span[0] : span[1]]))
     return text, citations, ""
+
+
+GROUNDED_SHARE = 0.6
+
+
+def ungrounded(text: str, support: str) -> str:
+    """Why ``text`` is not supported by ``support`` ("" when it is)."""
+    from ruleslawyer.evals.metrics import normalize_fact_text
+    from ruleslawyer.retrieval.tokens import tokenize
+
+    said = normalize_fact_text(text)
+    source = normalize_fact_text(support)
+    numbers = set(re.findall(r"\d+", said)) - set(re.findall(r"\d+", source))
+    if numbers:
+        return f"it states a number ({sorted(numbers)[0]}) the quoted rules do not"
+    words = [t for t in tokenize(said) if t[:1].isalpha() and len(t) > 2]
+    known = set(tokenize(source))
+    if words and sum(t in known for t in words) / len(words) < GROUNDED_SHARE:
+        return "most of its words are not in the quoted rules"
+    return ""
 
 
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence]) -> str:

@@ -235,3 +235,23 @@ def test_ask_cli_huge_question_is_refused(cli_run, seeded_settings) -> None:
     )
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and "limit" in lines[0] and "Traceback" not in err
+
+
+def test_explanation_must_be_grounded_in_the_quotes() -> None:
+    from ruleslawyer.answer import ungrounded
+
+    support = (
+        'After the model has had their activation end "prematurely": running, or failing a slam.'
+    )
+    assert "number" in ungrounded("The slammed model is moved 1 meter and takes 1 damage.", support)
+    assert "words" in ungrounded(
+        "Warjacks gain focus tokens from their controlling warcaster.", support
+    )
+    assert ungrounded("Failing a slam ends the model's activation prematurely.", support) == ""
+    # number words count as the numbers they name
+    assert (
+        ungrounded(
+            "You gather seven attack dice in total.", "for a total of 7 for that weapon dice"
+        )
+        == ""
+    )
