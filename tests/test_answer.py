@@ -251,7 +251,8 @@ def test_explanation_must_be_grounded_in_the_quotes() -> None:
     # number words count as the numbers they name
     assert (
         ungrounded(
-            "You gather seven attack dice in total.", "for a total of 7 for that weapon dice"
+            "You gather seven attack dice in total.",
+            "you would gather four additional attack dice (for a total of 7 for that weapon)",
         )
         == ""
     )
