@@ -58,6 +58,9 @@ def _game(value: str | None) -> str | None:
 def cli(ctx: click.Context, data_dir: Path | None) -> None:
     """ruleslawyer: answers tabletop wargame rules questions from the rulebooks,
     quoting and citing the rules, offline."""
+    # Quiet third-party progress bars before anything imports transformers.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     settings = Settings.from_env()
     if data_dir:
         settings = settings.with_overrides(data_dir=data_dir)
