@@ -115,7 +115,7 @@ def link_dangling_refs(units: list[RuleUnit]) -> list[RuleUnit]:
     return out
 
 
-def _fingerprint(books: list[Rulebook], embedder_name: str) -> list[dict[str, Any]]:
+def _fingerprint(books: list[Rulebook]) -> list[dict[str, Any]]:
     return [
         {
             "file": b.file,
@@ -134,21 +134,24 @@ def _fingerprint(books: list[Rulebook], embedder_name: str) -> list[dict[str, An
 def build_index(
     books: list[Rulebook],
     store: IndexStore,
-    embedder_factory: Callable[[], Embedder],
-    embedder_name: str,
+    embedder: Embedder,
     *,
     max_bytes: int,
     encoding: str | None = None,
     force: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> IngestReport:
-    """Ingest ``books`` into ``store``. Raises RulebookError before writing anything."""
+    """Ingest ``books`` into ``store``. Raises RulebookError before writing anything.
+
+    ``embedder`` loads its model only when it embeds, so an up-to-date index
+    never pays for it.
+    """
     t0 = time.perf_counter()
     report = IngestReport()
     if not books:
         raise RulebookError("no rulebooks to ingest (the seeds manifest and the library are empty)")
-    sources = _fingerprint(books, embedder_name)
-    old = None
+    embedder_name = embedder.name
+    sources = _fingerprint(books)
     try:
         old_manifest = store.read_manifest()
     except IndexCorruptError:
@@ -224,14 +227,12 @@ def build_index(
     reuse: dict[str, np.ndarray] = {}
     if old_manifest and old_manifest.get("embedder") == embedder_name:
         try:
-            embedder_probe = embedder_factory()
-            old = store.load(embedder_name, embedder_probe.dim)
+            old = store.load(embedder_name, embedder.dim)
             vecs = old.vectors()
             reuse = {h: vecs[row] for row, h in enumerate(old.chunk_text_hash) if row < len(vecs)}
         except IndexCorruptError:
             reuse = {}
     todo = [i for i, h in enumerate(hashes) if h not in reuse]
-    embedder = embedder_factory()
     vectors = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     for i, h in enumerate(hashes):
         if h in reuse:

@@ -49,7 +49,8 @@ _COMMON = frozenset(
 )
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """How names compare: case, brackets, quotes, punctuation and hyphens ignored."""
     name = normalize(name).lower().strip("[] ")
     name = re.sub(r"[\"'?!,;:()\[\]]", " ", name)
     return " ".join(re.sub(r"[\s\-]+", " ", name).split()).rstrip(".")
@@ -73,7 +74,7 @@ class ExactIndex:
             for name in {u.rule_id, u.title}:
                 if not name or _NUMBER.fullmatch(name) or u.kind in ("ruling", "section", "faq"):
                     continue
-                key = _key(name)
+                key = name_key(name)
                 if len(key) >= 3:
                     names.setdefault(key, set()).add(i)
         self.names = {k: sorted(v) for k, v in names.items()}
@@ -89,7 +90,7 @@ class ExactIndex:
                     seen.add(i)
         # Look up every word n-gram of the question (longest first) in the name
         # table: cost grows with the question, not with the number of rules.
-        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", _key(question).replace("-", " "))
+        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", name_key(question).replace("-", " "))
         used = [False] * len(words)
         for n in range(min(self.max_words, len(words)), 0, -1):
             for i in range(len(words) - n + 1):

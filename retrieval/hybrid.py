@@ -21,15 +21,14 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.store import StoredIndex
-from ruleslawyer.records import Hit, RuleUnit, SearchResult
-from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, _key
+from ruleslawyer.records import Hit, SearchResult
+from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, name_key
 from ruleslawyer.retrieval.games import GameDetector
 from ruleslawyer.retrieval.tokens import tokenize
 
@@ -88,11 +87,13 @@ class HybridRetriever:
         corpus = [tokenize(f"{u.title} {u.rule_id} {u.search_text}") or [""] for u in self.units]
         self.bm25 = bm25s.BM25()
         self.bm25.index(corpus, show_progress=False)
-        self._by_key = {(u.game, _key(u.rule_id)): i for i, u in enumerate(self.units)}
-        self._by_title = {(u.game, _key(u.title)): i for i, u in enumerate(self.units) if u.title}
+        self._by_key = {(u.game, name_key(u.rule_id)): i for i, u in enumerate(self.units)}
+        self._by_title = {
+            (u.game, name_key(u.title)): i for i, u in enumerate(self.units) if u.title
+        }
         texts: dict[str, list[str]] = {}
         for u in self.units:
-            texts.setdefault(u.game, []).append(_key(f"{u.title} {u.search_text}"))
+            texts.setdefault(u.game, []).append(name_key(f"{u.title} {u.search_text}"))
         self._game_text = {g: " | ".join(t) for g, t in texts.items()}
         self._phrase_games: dict[tuple[str, str], bool] = {}
 
@@ -270,11 +271,8 @@ class HybridRetriever:
         return hits + extra[:3]
 
     def _resolve(self, game: str, ref: str) -> int | None:
-        key = _key(ref)
+        key = name_key(ref)
         return self._by_key.get((game, key), self._by_title.get((game, key)))
-
-    def describe(self) -> dict[str, Any]:
-        return dict(self.tuning.__dict__)
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -288,7 +286,3 @@ def clean_query(query: str) -> str:
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )
     return " ".join(query.split())
-
-
-def units_by_id(units: Sequence[RuleUnit]) -> dict[tuple[str, str], RuleUnit]:
-    return {u.key: u for u in units}

@@ -94,7 +94,7 @@ def ingest(
     refused with a message and the existing index is left untouched.
     """
     service = ctx.service()
-    bar = _progress_bar(enabled=not as_json)
+    bar = _Bar(enabled=not as_json)
     report = service.ingest(list(paths), game=game, encoding=encoding, force=force, progress=bar)
     bar.close()
     if as_json:
@@ -143,10 +143,6 @@ class _Bar:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
-
-
-def _progress_bar(enabled: bool) -> _Bar:
-    return _Bar(enabled)
 
 
 # --- rules ------------------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
-from ruleslawyer.ingest.embed import MINILM_NAME, Embedder, HashEmbedder, make_embedder
+from ruleslawyer.ingest.embed import Embedder, make_embedder
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.ingest.pipeline import IngestReport, build_index
 from ruleslawyer.ingest.reader import read_rulebook
@@ -71,12 +71,6 @@ class RulesService:
         self._lock = threading.RLock()
 
     # --- components ---------------------------------------------------------
-    @property
-    def embedder_name(self) -> str:
-        if self._embedder is not None:
-            return self._embedder.name
-        return HashEmbedder().name if self.settings.embedder == "fake" else MINILM_NAME
-
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
@@ -129,8 +123,7 @@ class RulesService:
             report = build_index(
                 self.rulebooks(),
                 self.store,
-                self.embedder,
-                self.embedder_name,
+                self.embedder(),
                 max_bytes=self.settings.max_rulebook_bytes,
                 encoding=None,
                 force=force,
@@ -153,16 +146,13 @@ class RulesService:
                 self.ingest()
                 current = self.store.current_dir()
             if self._index is None or current != self._index_dir:
-                self._index = self.store.load(self.embedder_name, self._embedder_dim())
+                # embedder() only names the model; it loads weights on first embed
+                embedder = self.embedder()
+                self._index = self.store.load(embedder.name, embedder.dim)
                 self._index_dir = current
                 self._retriever = None
                 self._answerer = None
             return self._index
-
-    def _embedder_dim(self) -> int:
-        if self._embedder is not None:
-            return self._embedder.dim
-        return HashEmbedder().dim if self.settings.embedder == "fake" else 384
 
     def units(self, game: str | None = None) -> list[RuleUnit]:
         units = self.index().units
@@ -297,7 +287,7 @@ class RulesService:
     def describe(self) -> dict[str, Any]:
         llm = self._llm if self._llm is not _UNSET else None
         return {
-            "embedder": self.embedder_name,
+            "embedder": self.embedder().name,
             "llm": self.settings.llm,
             "llm_name": llm.name if llm is not None else "none",
             "model": str(self.settings.model_path or self.settings.default_model),
