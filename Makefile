@@ -12,6 +12,12 @@ PORT ?= 7860
 
 setup: $(VENV)/.installed
 
+# llama-cpp-python compiles llama.cpp here. Its default -march=native build
+# turns on the AMX kernels on CPUs that list AMX, and those crash (SIGSEGV in
+# ggml_backend_amx_mul_mat) inside this kind of VM; a plain AVX2 build runs
+# everywhere. Set CMAKE_ARGS yourself to build for your own CPU or GPU.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 # torch first, pinned to the CPU wheel, so nothing else can pull a CUDA build.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

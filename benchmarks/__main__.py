@@ -10,6 +10,7 @@ COMMANDS = {
     "tune": "benchmarks.tune",
     "calibrate": "benchmarks.calibrate",
     "answer": "benchmarks.answer",
+    "perf": "benchmarks.perf",
 }
 
 

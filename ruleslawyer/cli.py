@@ -314,6 +314,12 @@ def llm_options(f: Any) -> Any:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print JSON (one line per question with --batch)."
 )
+@click.option(
+    "--no-server",
+    is_flag=True,
+    help="Answer in this process even when `ruleslawyer serve` is running.",
+)
+@click.option("--timings", is_flag=True, help="Print where the time went to stderr.")
 @llm_options
 @pass_ctx
 def ask(
@@ -322,6 +328,8 @@ def ask(
     game: str | None,
     batch: Any,
     as_json: bool,
+    no_server: bool,
+    timings: bool,
     model: Path | None,
     llm_url: str | None,
     no_llm: bool,
@@ -329,12 +337,16 @@ def ask(
 ) -> None:
     """Answer a rules QUESTION, quoting and citing the rules it rests on.
 
-    Reads the question from stdin when QUESTION is '-'.
+    Reads the question from stdin when QUESTION is '-'. When `ruleslawyer
+    serve` is running with the same settings, the question goes to it (the
+    models are already loaded there, so the answer comes in a few seconds
+    instead of ten); otherwise it is answered in this process.
     """
-    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    overrides = _llm_overrides(model, llm_url, no_llm, default_model)
     if batch is not None:
         if question:
             raise click.UsageError("give either QUESTION or --batch, not both")
+        service = ctx.service(**overrides)
         service.check_llm()  # fail fast on a bad model or server, before reading the batch
         _run_batch(batch, game, "question", lambda q, g: service.ask(q, game=g).to_dict())
         return
@@ -346,15 +358,57 @@ def ask(
         raise InputError(
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )
-    service.check_llm()
-    answer = service.ask(question, game=_game(game))
+    started = _process_age_ms() if timings else 0.0
+    answer = None if no_server else _ask_server(ctx.settings, overrides, question, _game(game))
+    if answer is not None:
+        where = {"process start to command": started, "server": answer["timings_ms"]["total"]}
+    else:
+        service = ctx.service(**overrides)
+        loads = service.warm_up() if timings else {}
+        if not timings:
+            service.check_llm()
+        result = service.ask(question, game=_game(game))
+        answer = result.to_dict()
+        where = {
+            "process start to command": started,
+            **loads,
+            "answer": answer["timings_ms"]["total"],
+        }
+    if timings:
+        parts = ", ".join(f"{k} {v:,.0f} ms" for k, v in where.items())
+        click.echo(f"timings: {parts}; answer steps: {answer['timings_ms']}", err=True)
+        answer["startup_ms"] = {k: round(v, 1) for k, v in where.items()}
     if as_json:
-        click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=1))
+        click.echo(json.dumps(answer, ensure_ascii=False, indent=1))
         return
     print_answer(answer)
 
 
-def print_answer(answer: Any) -> None:
+def _ask_server(
+    settings: Settings, overrides: dict[str, Any], question: str, game: str | None
+) -> dict[str, Any] | None:
+    """The answer from a running `ruleslawyer serve` with these settings, or None."""
+    from ruleslawyer.server import find_server, remote_ask
+
+    evidence_only = overrides.get("llm") == "none"
+    wanted = settings.with_overrides(**({} if evidence_only else overrides))
+    info = find_server(wanted.data_dir, wanted.answering_key())
+    if info is None:
+        return None
+    return remote_ask(info, question, game, evidence_only)
+
+
+def _process_age_ms() -> float:
+    """Milliseconds since this process started: interpreter start-up and imports."""
+    import time
+
+    import psutil
+
+    return (time.time() - psutil.Process().create_time()) * 1000
+
+
+def print_answer(answer: dict[str, Any]) -> None:
+    """Print ``Answer.to_dict()`` for a player (the same from a server or in-process)."""
     badge = {
         "yes": "YES",
         "no": "NO",
@@ -362,17 +416,19 @@ def print_answer(answer: Any) -> None:
         "answer": "ANSWER",
         "not_found": "NOT IN THESE RULES",
     }
-    scope = f"{answer.game}" if answer.game else "all games"
-    click.echo(click.style(f"[{badge[answer.verdict]}]", bold=True) + f" ({scope}; {answer.model})")
-    click.echo(answer.answer)
-    for c in answer.citations:
-        u = c.unit
-        shown = u.title.strip("[]")
-        same = shown.lower() == u.rule_id.lower()
-        title = f" {shown}" if u.title and u.title_source != "first-words" and not same else ""
-        click.echo(click.style(f"\n[{u.game} {u.rule_id}{title}]", bold=True))
-        click.echo(f'  "{" ".join(c.quote.split())}"')
-    for note in answer.notes:
+    scope = answer["game"] or "all games"
+    click.echo(
+        click.style(f"[{badge[answer['verdict']]}]", bold=True) + f" ({scope}; {answer['model']})"
+    )
+    click.echo(answer["answer"])
+    for c in answer["citations"]:
+        shown = c["title"].strip("[]")
+        same = shown.lower() == c["rule_id"].lower()
+        inferred = c.get("title_source") == "first-words"
+        title = f" {shown}" if c["title"] and not inferred and not same else ""
+        click.echo(click.style(f"\n[{c['game']} {c['rule_id']}{title}]", bold=True))
+        click.echo(f'  "{" ".join(c["quote"].split())}"')
+    for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
 
 
@@ -468,6 +524,47 @@ def _corpus_texts(service: Any) -> dict[str, str]:
     return {g: "\n".join(t) for g, t in texts.items()}
 
 
+# --- serve --------------------------------------------------------------------
+@cli.command()
+@click.option(
+    "--port",
+    default=7861,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="0 = any free port.",
+)
+@click.option("--verbose", is_flag=True, help="Log every request.")
+@llm_options
+@pass_ctx
+def serve(
+    ctx: Context,
+    port: int,
+    verbose: bool,
+    model: Path | None,
+    llm_url: str | None,
+    no_llm: bool,
+    default_model: str | None,
+) -> None:
+    """Keep the models loaded so `ruleslawyer ask` answers in seconds.
+
+    Listens on 127.0.0.1 only; `ask` finds it through the data dir and uses
+    it whenever it runs with the same settings. Stop it with Ctrl-C.
+    """
+    from ruleslawyer.server import Server
+
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    server = Server(service, port, verbose=verbose)
+    click.echo(
+        f"ruleslawyer is answering on 127.0.0.1:{server.info.port} with {server.info.model} "
+        f"({len(service.index().units)} rules); `ruleslawyer ask` will use it. Ctrl-C stops it.",
+        err=True,
+    )
+    try:
+        server.serve_forever()
+    finally:
+        server.close()
+
+
 # --- ui -----------------------------------------------------------------------
 @cli.command()
 @click.option(
@@ -500,7 +597,7 @@ def ui(
     if auth is not None and (
         ":" not in auth or not auth.split(":", 1)[0] or not auth.split(":", 1)[1]
     ):
-        raise click.BadParameter("use USER:PASS", param_hint="--auth")
+        raise InputError("--auth must be USER:PASS, e.g. --auth alice:tabletop")
     if host not in ("127.0.0.1", "localhost", "::1") and not auth:
         click.echo(
             f"warning: serving on {host} without --auth: anyone on your network can use this page",

@@ -168,6 +168,7 @@ class Citation:
             "rule_id": self.unit.rule_id,
             "game": self.unit.game,
             "title": self.unit.title,
+            "title_source": self.unit.title_source,
             "quote": self.quote,
             "text": self.unit.text,
         }

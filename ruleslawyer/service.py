@@ -284,6 +284,30 @@ class RulesService:
             question, result, options=opts, on_text=on_text, timings={"retrieve": retrieve_ms}
         )
 
+    def warm_up(self) -> dict[str, float]:
+        """Load the index, the embedding model and the LLM now; ms each took.
+
+        Everything loads lazily on first use anyway; this is for a server
+        that should be warm before its first visitor, and for measuring
+        where a cold start goes (``ask --timings``).
+        """
+        import time
+
+        took: dict[str, float] = {}
+        t = time.perf_counter()
+        self.index()
+        took["index"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        self.embedder().embed(["warm up"])
+        took["embedder"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        llm = self.llm()
+        if llm is not None:
+            llm.check()
+            llm.load()
+        took["model"] = (time.perf_counter() - t) * 1000
+        return took
+
     def describe(self) -> dict[str, Any]:
         llm = self._llm if self._llm is not _UNSET else None
         return {

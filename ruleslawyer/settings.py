@@ -55,7 +55,9 @@ class Settings:
     # None = the calibrated operating point; e.g. 0.55 trades coverage for precision
     verdict_confidence: float | None = None
     max_question_chars: int = 2000
-    max_rulebook_bytes: int = 64 * 1024 * 1024
+    # Real rulebook text is 0.1-2 MB; a bigger file is almost surely the wrong
+    # file, and reading it whole would cost memory, so it is refused.
+    max_rulebook_bytes: int = 16 * 1024 * 1024
     log_level: str = "WARNING"
 
     @property
@@ -70,6 +72,24 @@ class Settings:
     @property
     def model_cache_dir(self) -> Path:
         return self.data_dir / "models"
+
+    def answering_key(self) -> str:
+        """What decides an answer besides the index: two processes with the
+        same key give the same answers (``ask`` uses a running server only then)."""
+        return "|".join(
+            str(v)
+            for v in (
+                self.embedder,
+                self.llm,
+                self.model_path,
+                self.default_model,
+                self.llm_url,
+                self.llm_api_model,
+                self.verdict_confidence,
+                self.max_tokens,
+                self.top_k,
+            )
+        )
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored."""

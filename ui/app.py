@@ -223,6 +223,8 @@ class Handlers:
     ) -> Iterator[tuple[Any, ...]]:
         """Streaming chat handler: yields (history, textbox, topic, plain answer)."""
         history = list(history or [])
+        if not history:
+            topic = None  # a new conversation (or an API call without history): no follow-up
         message = (message or "").strip()
         if not message:
             yield list(history), "", topic, gr.skip()
@@ -269,7 +271,8 @@ class Handlers:
         try:
             answer = self.ask(question, game_arg(game), bool(evidence_only))
         except RulesLawyerError as err:
-            raise gr.Error(fmt.one_line(str(err))) from None
+            # A refused question is the caller's mistake, not the server's: no traceback in the log.
+            raise gr.Error(fmt.one_line(str(err)), print_exception=False) from None
         result: dict[str, Any] = answer.to_dict()
         result["answer_html"] = fmt.answer_html(answer)
         return result

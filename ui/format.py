@@ -24,6 +24,20 @@ from ruleslawyer.ingest.normalize import find_span
 # escaped text ever starts a Markdown line.
 _MD_TABLE = str.maketrans({ch: f"&#{ord(ch)};" for ch in "\\`*_{}[]|~$@"})
 _AUTOLINK = re.compile(r"(?i)(://|www\.)")
+# Control characters are not allowed in HTML text (NUL, ESC, DEL, C1...): shown
+# as U+FFFD. Tab, newline, carriage return and form feed are whitespace and kept.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+# Defence in depth for text that is already escaped (so it is never markup):
+# no "javascript:"-style scheme and no "onerror="-style handler survives even
+# as plain text, in case a later renderer (Markdown, a sanitizer) re-parses it.
+_SCHEME = re.compile(r"(?i)\b(javascript|vbscript|data)(\s*):")
+_HANDLER = re.compile(r"(?i)\b(on[a-z]+)(\s*)=")
+
+
+def _defang(escaped: str) -> str:
+    escaped = _SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}&#58;", escaped)
+    return _HANDLER.sub(lambda m: f"{m.group(1)}{m.group(2)}&#61;", escaped)
+
 
 VERDICT_LABELS: dict[str, str] = {
     "yes": "Yes",
@@ -48,19 +62,17 @@ TITLE_SOURCES: dict[str, str] = {
 # --- escaping -------------------------------------------------------------------
 def esc(text: str) -> str:
     """Text -> HTML that shows it literally, even inside Markdown; newlines -> <br>."""
-    escaped = html.escape(str(text), quote=True).translate(_MD_TABLE)
+    text = _CONTROLS.sub("\ufffd", str(text))
+    escaped = html.escape(text, quote=True).translate(_MD_TABLE)
     # No bare URL becomes a link: break "://" and "www." with an entity.
     escaped = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + f"&#{ord(m.group(1)[-1])};", escaped)
-    return escaped.replace("\r\n", "\n").replace("\n", "<br>")
+    return _defang(escaped).replace("\r\n", "\n").replace("\n", "<br>")
 
 
 def esc_attr(text: str) -> str:
     """Text for an HTML attribute value (in double quotes)."""
-    return (
-        html.escape(" ".join(str(text).split()), quote=True)
-        .replace("$", "&#36;")
-        .replace("{", "&#123;")
-    )
+    text = " ".join(_CONTROLS.sub("\ufffd", str(text)).split())
+    return _defang(html.escape(text, quote=True).replace("$", "&#36;").replace("{", "&#123;"))
 
 
 # --- verdicts and citations --------------------------------------------------------

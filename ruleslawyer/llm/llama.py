@@ -107,6 +107,7 @@ class LlamaCppLLM(LLM):
         """Load the model now rather than on first use (warm-up, fail fast)."""
         with self._lock:
             self._model()
+            self._chat_model()
 
     def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
         with self._lock:
@@ -134,6 +135,7 @@ class LlamaCppLLM(LLM):
                 raise ModelError(f"llama.cpp failed to score the prompt: {_one_line(exc)}") from exc
 
         self.last_timings = {
+            "context_tokens": len(tokens),
             "prompt_tokens": len(tokens) - reused,
             "reused_tokens": reused,
             "prompt_eval_ms": elapsed_ms,
@@ -180,6 +182,9 @@ class LlamaCppLLM(LLM):
             finally:
                 perf = llama_cpp.llama_perf_context(llama.ctx)
                 self.last_timings = {
+                    # the whole prompt, KV-cache hits included (n_eval counts
+                    # the generated tokens fed back in)
+                    "context_tokens": max(0, llama.n_tokens - perf.n_eval),
                     "prompt_tokens": perf.n_p_eval,
                     "prompt_eval_ms": perf.t_p_eval_ms,
                     "generated_tokens": perf.n_eval,

@@ -1,0 +1,495 @@
+"""Speed, memory and scaling: every performance figure in one run, with targets.
+
+    python -m benchmarks perf [--json OUT] [--compare PREVIOUS.json] [--runs N]
+
+What it measures (the real models throughout: MiniLM and the default GGUF):
+
+- answer: warm, over the dev set, as ``ask --batch`` runs it: p50/p95 of
+  total time and of time to the first streamed word; context tokens sent
+  to the model per question.
+- floor: for every third dev question, the time bare llama.cpp needs to
+  evaluate the same prompts from a cold cache and greedily generate the same
+  number of tokens, with no retrieval, grammar or Python pipeline around it.
+  ours/floor on those questions is our overhead (below 1.0 means the
+  KV-cache reuse saves more than everything else costs).
+- cold: one-shot ``ruleslawyer ask`` from a fresh process (--runs times),
+  with the breakdown ``ask --timings`` reports; then ``ask`` answered by a
+  running ``ruleslawyer serve``.
+- ingest: a fresh process building the index from scratch for the seeds
+  (1x) and for the seeds plus synthetic rules (10x, 100x); units/s from the
+  command's wall time; unchanged re-ingest of the 100x corpus.
+- retrieval: p50/p95 per query (embedding included) at 1x, 10x, 100x.
+- memory: peak RSS (the kernel's maxrss of the child) of one-shot ask, of
+  the chat page after answering questions, and of ingest at 100x.
+
+Fast figures are taken --runs times and the median reported; the 100x
+ingest (a minute or more) runs once. The whole run takes 8-10 minutes on
+2 cores. Synthetic corpora are cached under the data dir's ``bench/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from benchmarks.common import DEV, items, latency, machine, settings_for
+from benchmarks.synthetic import write_corpus
+from ruleslawyer.llm.base import LLM, ChatMessage
+from ruleslawyer.service import RulesService
+
+QUESTION = "Can a battle-shocked unit start an action?"
+TARGETS = {  # figure path -> (comparison, target), from the performance brief
+    "answer.total.p50_ms": ("<=", 2500),
+    "answer.total.p95_ms": ("<=", 4000),
+    "answer.first_token.p50_ms": ("<=", 1500),
+    "floor.ratio": ("<=", 1.15),
+    "cold.ask_ms": ("<=", 8000),
+    "ingest.100x.units_per_s": (">=", 150),
+    "ingest.reingest_ms": ("<=", 2000),
+    "retrieval.100x.p95_ms": ("<=", 50),
+    "memory.ask_mb": ("<=", 1536),
+}
+
+
+# --- answer latency and the llama.cpp floor ------------------------------------
+class Recorder(LLM):
+    """Passes calls through to the real model and keeps what each one cost."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[dict[str, Any]] = []
+
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> Any:
+        out = self.inner.next_token_logprobs(prompt, candidates)
+        self.calls.append({"kind": "score", "prompt": prompt, **self.inner.last_timings})
+        return out
+
+    def stream(self, messages: Sequence[ChatMessage], **kw: Any) -> Iterator[str]:
+        yield from self.inner.stream(messages, **kw)
+        self.calls.append({"kind": "chat", "messages": list(messages), **self.inner.last_timings})
+
+    def load(self) -> None:
+        self.inner.load()
+
+    def check(self) -> None:
+        self.inner.check()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def answer_latency(dataset: Path) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
+    from ruleslawyer.llm import make_llm
+
+    settings = settings_for()
+    recorder = Recorder(make_llm(settings))
+    service = RulesService(settings, llm=recorder)
+    service.ingest()
+    questions = [q.question for q in items(dataset)]
+    service.warm_up()
+    service.ask(questions[0])
+    per_question = []
+    for q in questions:
+        recorder.calls = []
+        first: list[float] = []
+        t0 = time.perf_counter()
+
+        def on_text(_piece: str, t0: float = t0, first: list[float] = first) -> None:
+            if not first:
+                first.append((time.perf_counter() - t0) * 1000)
+
+        answer = service.ask(q, on_text=on_text)
+        total = (time.perf_counter() - t0) * 1000
+        context = sum(c.get("context_tokens", 0) for c in recorder.calls)
+        per_question.append(
+            {
+                "question": q,
+                "total_ms": total,
+                "first_ms": first[0] if first else None,
+                "context_tokens": context,
+                "steps": answer.timings_ms,
+                "calls": recorder.calls,
+            }
+        )
+    totals = [r["total_ms"] for r in per_question]
+    firsts = [r["first_ms"] for r in per_question if r["first_ms"] is not None]
+    contexts = [r["context_tokens"] for r in per_question if r["context_tokens"]]
+    steps: dict[str, list[float]] = {}
+    for r in per_question:
+        for k, v in r["steps"].items():
+            steps.setdefault(k, []).append(v)
+    result = {
+        "model": recorder.name,
+        "questions": len(totals),
+        "total": latency(totals),
+        "first_token": latency(firsts),
+        "context_tokens": {"median": median(contexts), "max": max(contexts)},
+        "steps_median_ms": {k: round(median(v), 1) for k, v in steps.items()},
+    }
+    return result, per_question, service
+
+
+def llama_floor(
+    model_path: Path, n_threads: int, n_ctx: int, sample: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Bare llama.cpp on the same prompts, cold, generating the same number of tokens."""
+    import llama_cpp
+    import numpy as np
+
+    bare = llama_cpp.Llama(
+        model_path=str(model_path),
+        n_ctx=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        logits_all=False,
+        verbose=False,
+    )
+
+    def cold_eval(tokens: list[int]) -> None:
+        bare.reset()
+        bare.eval(tokens)
+
+    def generate(n: int) -> None:
+        for _ in range(n):
+            pointer = llama_cpp.llama_get_logits_ith(bare.ctx, -1)
+            logits = np.ctypeslib.as_array(pointer, shape=(bare.n_vocab(),))
+            bare.eval([int(logits.argmax())])
+
+    cold_eval(bare.tokenize(b"warm up", add_bos=True))
+    ratios, ours_ms, floor_ms = [], [], []
+    for record in sample:
+        t0 = time.perf_counter()
+        for call in record["calls"]:
+            if call["kind"] == "score":
+                cold_eval(bare.tokenize(call["prompt"].encode("utf-8"), add_bos=True))
+            else:
+                text = "\n".join(m["content"] for m in call["messages"]).encode("utf-8")
+                tokens = bare.tokenize(text, add_bos=True)
+                want = int(call.get("context_tokens") or len(tokens))
+                tokens = (tokens * (want // max(1, len(tokens)) + 1))[:want]
+                cold_eval(tokens)
+                generate(int(call.get("generated_tokens", 0)))
+        floor = (time.perf_counter() - t0) * 1000
+        floor_ms.append(floor)
+        ours_ms.append(record["total_ms"])
+        ratios.append(record["total_ms"] / floor if floor > 0 else float("nan"))
+    bare.close()
+    return {
+        "questions": len(sample),
+        "ours_median_ms": round(median(ours_ms), 1),
+        "floor_median_ms": round(median(floor_ms), 1),
+        "ratio": round(sum(ours_ms) / sum(floor_ms), 3),
+        "ratio_median": round(median(ratios), 3),
+    }
+
+
+# --- subprocesses: cold start, serve, UI, ingest ----------------------------------
+def _cli() -> list[str]:
+    return [sys.executable, "-m", "ruleslawyer.cli"]
+
+
+def _env(data_dir: Path, seeds_dir: Path | None = None) -> dict[str, str]:
+    env = dict(os.environ, RULESLAWYER_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
+    if seeds_dir is not None:
+        env["RULESLAWYER_SEEDS_DIR"] = str(seeds_dir)
+    return env
+
+
+def run_child(args: list[str], env: dict[str, str], timeout: float = 900) -> dict[str, Any]:
+    """Run a command; its wall time, exit code and output."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    wall = (time.perf_counter() - t0) * 1000
+    return {"ms": wall, "code": proc.returncode, "out": out.decode(), "err": err.decode()}
+
+
+def peak_rss_of(args: list[str], env: dict[str, str], timeout: float = 900) -> dict[str, Any]:
+    """Like run_child, plus the child's peak RSS from wait4."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    out, err = b"", b""
+    # Read both pipes to the end first (a full pipe would block the child),
+    # then reap it with wait4 to get its own rusage.
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "out")
+    sel.register(proc.stderr, selectors.EVENT_READ, "err")
+    while sel.get_map():
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise TimeoutError(" ".join(args))
+        for key, _ in sel.select(timeout=1):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+            elif key.data == "out":
+                out += chunk
+            else:
+                err += chunk
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {
+        "ms": (time.perf_counter() - t0) * 1000,
+        "code": proc.returncode,
+        "rss_mb": usage.ru_maxrss / 1024,
+        "out": out.decode(errors="replace"),
+        "err": err.decode(errors="replace"),
+    }
+
+
+def _checked(result: dict[str, Any], what: str) -> dict[str, Any]:
+    if result["code"] != 0:
+        raise SystemExit(f"{what} failed ({result['code']}): {result['err'].strip()[-400:]}")
+    return result
+
+
+def cold_start(data_dir: Path, runs: int) -> dict[str, Any]:
+    walls, rss, steps = [], [], []
+    for _ in range(runs):
+        r = _checked(
+            peak_rss_of(
+                [*_cli(), "ask", QUESTION, "--json", "--timings", "--no-server"], _env(data_dir)
+            ),
+            "cold ask",
+        )
+        walls.append(r["ms"])
+        rss.append(r["rss_mb"])
+        steps.append(json.loads(r["out"])["startup_ms"])
+    keys = steps[0].keys()
+    return {
+        "runs": runs,
+        "ask_ms": round(median(walls), 0),
+        "breakdown_ms": {k: round(median(s[k] for s in steps), 0) for k in keys},
+        "rss_mb": round(max(rss), 0),
+    }
+
+
+def served_ask(data_dir: Path, runs: int) -> dict[str, Any]:
+    """``ask`` from a fresh process, answered by a running ``serve``."""
+    from ruleslawyer.server import find_server
+
+    server = subprocess.Popen(
+        [*_cli(), "serve", "--port", "0"],
+        env=_env(data_dir),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        t0 = time.perf_counter()
+        while find_server(data_dir) is None:
+            if server.poll() is not None or time.perf_counter() - t0 > 180:
+                err = server.stderr.read().decode() if server.stderr else ""
+                raise SystemExit(f"ruleslawyer serve did not start: {err.strip()[-400:]}")
+            time.sleep(0.2)
+        startup = (time.perf_counter() - t0) * 1000
+        walls = []
+        for _ in range(runs):
+            r = _checked(run_child([*_cli(), "ask", QUESTION, "--json"], _env(data_dir)), "ask")
+            walls.append(r["ms"])
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    return {"runs": runs, "serve_startup_ms": round(startup, 0), "ask_ms": round(median(walls), 0)}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ui_memory(data_dir: Path, questions: list[str]) -> dict[str, Any]:
+    """Peak RSS of the chat page's process after it has answered ``questions``."""
+    from gradio_client import Client
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*_cli(), "ui", "--port", str(port)],
+        env=_env(data_dir) | {"GRADIO_ANALYTICS_ENABLED": "False"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        t0 = time.perf_counter()
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - t0 > 180:
+                    raise SystemExit("ruleslawyer ui did not start") from None
+                time.sleep(0.3)
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        for q in questions:
+            client.predict(q, "auto", False, api_name="/ask")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, _, usage = os.wait4(proc.pid, 0)
+        except ChildProcessError:
+            usage = None
+    return {
+        "questions": len(questions),
+        "rss_mb": round(usage.ru_maxrss / 1024, 0) if usage else None,
+    }
+
+
+def scaled_seeds(base: RulesService, scale: int, root: Path) -> Path:
+    """A seeds folder holding the seed rulebooks plus synthetic ones (scale x the units)."""
+    folder = root / f"seeds-{scale}x"
+    manifest = folder / "manifest.toml"
+    if manifest.exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(base.settings.seeds_dir, folder)
+    files = write_corpus(base.index().units, scale, folder)
+    with manifest.open("a", encoding="utf-8") as f:
+        for path, game in files:
+            f.write(
+                f'\n[[rulebook]]\nfile = "{path.name}"\ngame = "{game}"\n'
+                f'edition = "synthetic"\ntitle = "Synthetic rules {path.stem}"\n'
+            )
+    return folder
+
+
+def ingest_run(data_dir: Path, seeds: Path | None) -> dict[str, Any]:
+    shutil.rmtree(data_dir, ignore_errors=True)
+    r = _checked(peak_rss_of([*_cli(), "ingest", "--json"], _env(data_dir, seeds)), "ingest")
+    report = json.loads(r["out"])
+    units = sum(report["units_by_game"].values())
+    return {"units": units, "ms": r["ms"], "rss_mb": r["rss_mb"], "pipeline_s": report["seconds"]}
+
+
+def ingest_and_retrieval(
+    base: RulesService, runs: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Path]]:
+    from benchmarks.retrieval import time_queries
+
+    root = base.settings.data_dir / "bench"
+    questions = [q.question for q in items(DEV)]
+    ingest: dict[str, Any] = {}
+    retrieval: dict[str, Any] = {}
+    dirs: dict[str, Path] = {}
+    for scale in (1, 10, 100):
+        name = f"{scale}x"
+        seeds = None if scale == 1 else scaled_seeds(base, scale, root)
+        data = root / f"data-{name}"
+        n = runs if scale < 100 else 1
+        rs = [ingest_run(data, seeds) for _ in range(n)]
+        ingest[name] = {
+            "runs": n,
+            "units": rs[0]["units"],
+            "total_ms": round(median(r["ms"] for r in rs), 0),
+            "units_per_s": round(rs[0]["units"] / (median(r["ms"] for r in rs) / 1000), 1),
+            "rss_mb": round(max(r["rss_mb"] for r in rs), 0),
+        }
+        dirs[name] = data
+        service = RulesService(settings_for(data), embedder=base.embedder())
+        retrieval[name] = time_queries(service, questions, repeat=runs)
+    again = [
+        _checked(
+            run_child([*_cli(), "ingest"], _env(dirs["100x"], root / "seeds-100x")), "re-ingest"
+        )["ms"]
+        for _ in range(runs)
+    ]
+    ingest["reingest_ms"] = round(median(again), 0)
+    return ingest, retrieval, dirs
+
+
+# --- report ---------------------------------------------------------------------
+def flatten(d: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[key] = float(v)
+    return out
+
+
+def verdicts(r: dict[str, Any]) -> dict[str, str]:
+    flat = flatten(r)
+    out = {}
+    for key, (op, target) in TARGETS.items():
+        if key not in flat:
+            continue
+        ok = flat[key] <= target if op == "<=" else flat[key] >= target
+        out[key] = f"{'met' if ok else 'MISSED'} ({op} {target:g})"
+    return out
+
+
+def print_report(r: dict[str, Any], previous: dict[str, Any] | None) -> None:
+    flat = flatten({k: v for k, v in r.items() if k not in ("machine", "date")})
+    before = flatten(previous) if previous else {}
+    marks = verdicts(r)
+    print(f"Performance ({r['machine']})")
+    print(f"  {'figure':40s} {'value':>10s}  {'previous':>10s}  target")
+    for key, value in flat.items():
+        prev = f"{before[key]:10.1f}" if key in before else " " * 10
+        print(f"  {key:40s} {value:10.1f}  {prev}  {marks.get(key, '')}")
+
+
+def run(runs: int = 3) -> dict[str, Any]:
+    started = time.perf_counter()
+    answer, per_question, service = answer_latency(DEV)
+    llm = service.llm().inner
+    floor = llama_floor(llm.path, llm.n_threads, llm.n_ctx, per_question[::3])
+    service.close()
+    data_dir = service.settings.data_dir
+    cold = cold_start(data_dir, runs)
+    served = served_ask(data_dir, runs)
+    ingest, retrieval, _ = ingest_and_retrieval(service, runs)
+    ui = ui_memory(data_dir, [q.question for q in items(DEV)][:5])
+    result = {
+        "machine": machine(),
+        "answer": answer,
+        "floor": floor,
+        "cold": cold,
+        "served": served,
+        "ingest": ingest,
+        "retrieval": retrieval,
+        "memory": {
+            "ask_mb": cold["rss_mb"],
+            "ui_mb": ui["rss_mb"],
+            "ingest_100x_mb": ingest["100x"]["rss_mb"],
+        },
+    }
+    result["benchmark_s"] = round(time.perf_counter() - started, 0)
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks perf", description=__doc__)
+    ap.add_argument("--runs", type=int, default=3, help="repeats of each fast figure")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--compare", type=Path, help="a previous run's JSON to compare against")
+    args = ap.parse_args(argv)
+    previous = json.loads(args.compare.read_text()) if args.compare else None
+    r = run(args.runs)
+    print_report(r, previous)
+    if args.json:
+        args.json.write_text(json.dumps(r, indent=2))

@@ -1,0 +1,255 @@
+"""``ruleslawyer serve``: keep the models loaded so a one-shot ``ask`` is fast.
+
+A cold ``ask`` spends most of its time starting up: importing torch, loading
+the embedding model, the index and the LLM. ``serve`` pays that once and
+answers over HTTP on 127.0.0.1; ``ask`` finds it through ``server.json`` in
+the data dir and sends the question there, falling back to answering
+in-process when no server is running or it does not answer.
+
+Trade-offs:
+
+- The standard library's HTTP server and ``urllib``: the client side runs in
+  every ``ask`` before anything else, so it must import in milliseconds
+  (httpx alone costs ~100 ms). Requests are handled on threads, but answers
+  go one at a time through a lock, because there is one model.
+- Loopback only, with a random token in ``server.json`` (mode 0600) that
+  every request must carry: another user of the machine cannot use the
+  model, and a web page cannot drive it (a browser cannot read the token).
+  The chat page (``ruleslawyer ui``) is the thing to expose on a LAN.
+- The server answers for its own data dir and model settings; ``ask`` only
+  uses it when it would have used the same ones (no ``--model``/``--llm-url``
+  override), so a reply never comes from a model the user did not pick.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from ruleslawyer.errors import InputError, ModelError, RulesLawyerError
+
+SERVER_FILE = "server.json"
+DEFAULT_PORT = 7861
+MAX_BODY = 64 * 1024  # a question is at most a few thousand characters
+
+
+class ServerError(RulesLawyerError):
+    """The server answered with an error meant for the user (bad question, model down)."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What ``server.json`` says about a running server."""
+
+    port: int
+    pid: int
+    token: str
+    model: str
+    key: str  # Settings.answering_key() of the server
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def server_file(data_dir: Path) -> Path:
+    return data_dir / SERVER_FILE
+
+
+def find_server(data_dir: Path, key: str | None = None) -> ServerInfo | None:
+    """The server registered for ``data_dir``, if its process is alive (and,
+    given ``key``, it answers with the same settings)."""
+    path = server_file(data_dir)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        info = ServerInfo(
+            int(raw["port"]), int(raw["pid"]), str(raw["token"]), str(raw["model"]), str(raw["key"])
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if key is not None and info.key != key:
+        return None
+    try:
+        os.kill(info.pid, 0)
+    except ProcessLookupError:
+        return None  # stale file from a server that was killed
+    except PermissionError:
+        pass  # alive, owned by someone else: the token decides
+    return info
+
+
+def remote_ask(
+    info: ServerInfo,
+    question: str,
+    game: str | None,
+    evidence_only: bool,
+    timeout: float = 300.0,
+) -> dict[str, Any] | None:
+    """The answer as ``Answer.to_dict()``, or None when the server cannot be reached.
+
+    Errors the server reports about the question itself (too long, unknown
+    game) raise ``ServerError`` so the user sees them exactly as in-process.
+    """
+    body = json.dumps({"question": question, "game": game, "evidence_only": evidence_only})
+    request = urllib.request.Request(
+        info.url + "/ask",
+        data=body.encode("utf-8"),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {info.token}"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as err:
+        try:
+            message = json.loads(err.read()).get("error")
+        except (ValueError, AttributeError, OSError):
+            message = None
+        if err.code == HTTPStatus.BAD_REQUEST and message:
+            raise ServerError(str(message)) from None
+        return None  # wrong token, server fault: answer in-process instead
+    except (OSError, ValueError):
+        return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def _reply(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorised(self) -> bool:
+        given = self.headers.get("Authorization", "")
+        if secrets.compare_digest(given.encode(), f"Bearer {self.server.token}".encode()):
+            return True
+        self._reply(HTTPStatus.UNAUTHORIZED, {"error": "missing or wrong token"})
+        return False
+
+    def do_GET(self) -> None:
+        if not self._authorised():
+            return
+        if self.path != "/health":
+            self._reply(HTTPStatus.NOT_FOUND, {"error": "no such endpoint"})
+            return
+        self._reply(HTTPStatus.OK, {"status": "ok", **self.server.health()})
+
+    def do_POST(self) -> None:
+        if not self._authorised():
+            return
+        if self.path != "/ask":
+            self._reply(HTTPStatus.NOT_FOUND, {"error": "no such endpoint"})
+            return
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+            if not 0 < length <= MAX_BODY:
+                raise InputError(f"request body must be 1 to {MAX_BODY} bytes")
+            req = json.loads(self.rfile.read(length))
+            question = req["question"]
+            if not isinstance(question, str):
+                raise InputError('"question" must be a string')
+            game = req.get("game")
+            answer = self.server.ask(question, game, bool(req.get("evidence_only", False)))
+        except (ValueError, KeyError, TypeError):
+            self._reply(HTTPStatus.BAD_REQUEST, {"error": 'send {"question": "..."} as JSON'})
+        except ModelError as err:
+            self._reply(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(err)})
+        except RulesLawyerError as err:
+            self._reply(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+        else:
+            self._reply(HTTPStatus.OK, answer)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, service: Any, port: int, token: str, verbose: bool) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.service = service
+        self.token = token
+        self.verbose = verbose
+        self.started = time.time()
+        self.answered = 0
+        self._answer_lock = threading.Lock()
+
+    def ask(self, question: str, game: str | None, evidence_only: bool) -> dict[str, Any]:
+        with self._answer_lock:
+            answer = self.service.ask(question, game=game, evidence_only=evidence_only)
+            self.answered += 1
+        return dict(answer.to_dict())
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "model": self.service.answerer().model_name,
+            "units": len(self.service.index().units),
+            "answered": self.answered,
+            "uptime_s": round(time.time() - self.started, 1),
+        }
+
+
+class Server:
+    """A loaded service answering on 127.0.0.1, registered in ``server.json``.
+
+    Construction loads everything (so the first request is warm) and binds
+    the port (0 picks a free one); ``serve_forever`` answers until ``close``.
+    """
+
+    def __init__(self, service: Any, port: int = DEFAULT_PORT, *, verbose: bool = False) -> None:
+        self.data_dir: Path = service.settings.data_dir
+        running = find_server(self.data_dir)
+        if running is not None:
+            raise InputError(
+                f"a ruleslawyer server is already running for {self.data_dir} "
+                f"(pid {running.pid}, port {running.port})"
+            )
+        service.warm_up()
+        service.ask("Can a unit move?")  # and run every step once, so the first visitor is warm
+        token = secrets.token_urlsafe(24)
+        try:
+            self._httpd = _Server(service, port, token, verbose)
+        except OSError as err:
+            raise InputError(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
+        model = service.answerer().model_name
+        port = int(self._httpd.server_address[1])
+        key = service.settings.answering_key()
+        self.info = ServerInfo(port, os.getpid(), token, model, key)
+        path = server_file(self.data_dir)
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(asdict(self.info), f)
+        os.replace(tmp, path)
+        self._serving = False
+
+    def serve_forever(self) -> None:
+        self._serving = True
+        self._httpd.serve_forever()
+
+    def close(self) -> None:
+        """Stop answering and unregister; safe to call from another thread, and twice."""
+        if self._serving:  # shutdown() waits for a loop that was never started
+            self._httpd.shutdown()
+        self._httpd.server_close()
+        info = find_server(self.data_dir)
+        if info is not None and info.token == self.info.token:
+            with contextlib.suppress(OSError):
+                server_file(self.data_dir).unlink()

@@ -1,0 +1,156 @@
+"""`ruleslawyer serve` and `ask` going through it (fake models, real HTTP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from ruleslawyer.server import Server, find_server, server_file
+
+QUESTION = "Can a battle-shocked unit start an action?"
+
+
+@pytest.fixture
+def server(seeded_service: Any) -> Iterator[Server]:
+    srv = Server(seeded_service, port=0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.close()
+    thread.join(timeout=5)
+
+
+def answered(srv: Server) -> int:
+    return int(srv._httpd.answered)
+
+
+def test_ask_goes_through_the_server_and_matches_in_process(
+    server: Server, cli_run: Any, seeded_settings: Any
+) -> None:
+    code, out, err = cli_run("ask", QUESTION, "--json", data_dir=seeded_settings.data_dir)
+    assert code == 0, err
+    assert answered(server) == 1
+    remote = json.loads(out)
+    code, out, _ = cli_run(
+        "ask", QUESTION, "--json", "--no-server", data_dir=seeded_settings.data_dir
+    )
+    assert code == 0 and answered(server) == 1
+    local = json.loads(out)
+    for d in (remote, local):
+        d.pop("timings_ms")
+    assert remote == local
+    assert remote["citations"][0]["rule_id"] == "16.01"
+
+
+def test_plain_output_and_evidence_only_through_the_server(
+    server: Server, cli_run: Any, seeded_settings: Any
+) -> None:
+    code, out, _ = cli_run("ask", QUESTION, "--no-llm", data_dir=seeded_settings.data_dir)
+    assert code == 0 and answered(server) == 1
+    assert out.startswith("[DEPENDS]") and "none (evidence only)" in out
+    assert "[40k 16.01 Actions]" in out
+
+
+def test_server_errors_are_one_line_like_in_process(
+    server: Server, cli_run: Any, seeded_settings: Any
+) -> None:
+    code, _, err = cli_run("ask", "x" * 3000, data_dir=seeded_settings.data_dir)
+    assert code == 1
+    assert err.startswith("Error: the question is 3,000 characters") and err.count("\n") == 1
+
+
+def test_other_settings_do_not_use_the_server(
+    server: Server, cli_run: Any, seeded_settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RULESLAWYER_VERDICT_CONFIDENCE", "0.9")
+    code, _, err = cli_run("ask", QUESTION, data_dir=seeded_settings.data_dir)
+    assert code == 0, err
+    assert answered(server) == 0  # answered in-process
+    assert find_server(seeded_settings.data_dir, "another key") is None
+
+
+def test_timings_name_every_cold_start_step(
+    cli_run: Any, seeded_settings: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = cli_run("ask", QUESTION, "--timings", data_dir=seeded_settings.data_dir)
+    assert code == 0
+    line = next(x for x in err.splitlines() if x.startswith("timings:"))
+    for step in ("process start to command", "index", "embedder", "model", "answer"):
+        assert f"{step} " in line
+
+
+def test_registration_is_private_and_removed_on_close(seeded_service: Any) -> None:
+    srv = Server(seeded_service, port=0)
+    path = server_file(seeded_service.settings.data_dir)
+    try:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        info = find_server(seeded_service.settings.data_dir)
+        assert info is not None and info.port == srv.info.port
+        with pytest.raises(Exception, match="already running"):
+            Server(seeded_service, port=0)
+    finally:
+        srv.close()
+    assert not path.exists()
+
+
+def test_stale_registration_is_ignored(seeded_settings: Any, cli_run: Any) -> None:
+    path = server_file(seeded_settings.data_dir)
+    dead = {"port": 1, "pid": 2**22 + 12345, "token": "t", "model": "m", "key": "k"}
+    path.write_text(json.dumps(dead))
+    assert find_server(seeded_settings.data_dir) is None
+    path.write_text("{not json")
+    assert find_server(seeded_settings.data_dir) is None
+    code, out, err = cli_run("ask", QUESTION, data_dir=seeded_settings.data_dir)
+    assert code == 0 and "16.01" in out, err
+
+
+def test_requests_without_the_token_are_refused(server: Server) -> None:
+    for token in (None, "wrong"):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        req = urllib.request.Request(
+            server.info.url + "/ask",
+            data=json.dumps({"question": QUESTION}).encode(),
+            headers=headers,
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=10)
+        assert info.value.code == 401
+    assert answered(server) == 0
+
+
+def test_a_server_that_does_not_answer_means_in_process(
+    server: Server, cli_run: Any, seeded_settings: Any
+) -> None:
+    path = server_file(seeded_settings.data_dir)
+    record = json.loads(path.read_text())
+    record["token"] = "not-the-token"  # e.g. a restarted server that rewrote the file
+    path.write_text(json.dumps(replace(server.info, token="nope").__dict__ | record))
+    code, out, err = cli_run("ask", QUESTION, data_dir=seeded_settings.data_dir)
+    assert code == 0 and "16.01" in out, err
+    assert answered(server) == 0
+
+
+def test_bad_request_bodies_are_400(server: Server) -> None:
+    auth = {"Authorization": f"Bearer {server.info.token}"}
+    for body in (b"not json", b'{"question": 3}', b'{"q": "x"}'):
+        req = urllib.request.Request(
+            server.info.url + "/ask", data=body, headers=auth, method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=10)
+        assert info.value.code == 400
+    req = urllib.request.Request(server.info.url + "/health", headers=auth)
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        health = json.loads(resp.read())
+    assert health["status"] == "ok" and health["units"] > 100 and health["answered"] == 0
+    assert os.getpid() == server.info.pid
