@@ -68,8 +68,12 @@ browser-deps:
 eval: index
 	$(BIN)/ruleslawyer eval
 
+## Every speed, memory and scaling figure against its target (8-10 minutes);
+## PREV=artifacts/perf.json compares with an earlier run.
 bench: index
-	$(BIN)/python -m benchmarks retrieval
+	mkdir -p artifacts
+	$(BIN)/python -m benchmarks perf --json artifacts/perf-new.json $(if $(PREV),--compare $(PREV))
+	mv artifacts/perf-new.json artifacts/perf.json
 
 clean:
 	rm -rf build artifacts .pytest_cache .mypy_cache .ruff_cache

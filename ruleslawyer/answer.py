@@ -230,17 +230,19 @@ class Answerer:
 def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
     """JSON schema for the explanation: short, and ``rule_id`` limited to the retrieved rules.
 
-    "answer" comes first so it streams first; "quote" is optional and short so a
-    cut-off never costs the answer itself.
+    "answer" comes first so it streams first. There is no "quote" field: the
+    quotes come from the evidence picker, and on the shipped models a quote
+    field cost ~20 generated tokens and pushed the JSON past the token
+    limit, so the whole explanation was dropped as cut off.
     """
     return {
         "type": "object",
         "properties": {
             "answer": {"type": "string", "maxLength": 160},
             "rule_id": {"type": "string", "enum": list(rule_ids)},
-            "quote": {"type": "string", "maxLength": 80},
         },
         "required": ["answer", "rule_id"],
+        "additionalProperties": False,
     }
 
 

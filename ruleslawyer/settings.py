@@ -49,6 +49,10 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout_s: float = 60.0
     n_threads: int = 2
+    # llama.cpp: generate in a second context so it never evicts the scoring
+    # prefix (faster from the second question on), or share one context
+    # (one copy of the weights in RSS: what a one-shot `ask` wants).
+    llm_chat_context: Literal["separate", "shared"] = "separate"
     n_ctx: int = 2048
     max_tokens: int = 64
     top_k: int = 5

@@ -256,3 +256,36 @@ def test_explanation_must_be_grounded_in_the_quotes() -> None:
         )
         == ""
     )
+
+
+def test_model_failure_degrades_to_the_quotes_with_a_note(seeded_settings) -> None:
+    from ruleslawyer.service import RulesService
+
+    service = RulesService(seeded_settings, llm=FakeLLM(fail=True))
+    answer = service.ask("Can a battle-shocked unit start an action?")
+    assert answer.verdict == "depends"  # no verdict without a working model
+    assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
+    assert any(n.startswith("no verdict: the model failed") for n in answer.notes)
+    open_question = service.ask("What does the Redeploy ability do in AoS?")
+    assert open_question.citations
+    assert any(n.startswith("explanation skipped: the model failed") for n in open_question.notes)
+    check_citations(service, open_question)
+
+
+def test_generation_cut_at_the_token_limit_is_dropped_with_a_note(seeded_settings) -> None:
+    from dataclasses import replace
+
+    from ruleslawyer.service import RulesService
+
+    long_json = json.dumps(
+        {
+            "answer": "A battle-shocked unit cannot start an action " * 6,
+            "rule_id": "16.01",
+        }
+    )
+    settings = replace(seeded_settings, max_tokens=12)  # cuts the JSON mid-string
+    service = RulesService(settings, llm=FakeLLM(responses=[long_json]))
+    answer = service.ask("What happens when a battle-shocked unit wants to start an action?")
+    assert "explanation dropped: the model's output was cut off or not valid JSON" in answer.notes
+    assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
+    assert "cannot start an action" not in answer.answer

@@ -111,6 +111,32 @@ def assert_reuse_matches_cold(path: Path) -> None:
     warm.close()
 
 
+def chat_for(rule: str, question: str) -> list[ChatMessage]:
+    system = "You are a rules judge. Answer using only the rule given. " + FEW_SHOT
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": f"Rule: {rule}\nQuestion: {question}"},
+    ]
+
+
+def test_generation_does_not_depend_on_the_previous_prompt(qwen_path: Path) -> None:
+    """The chat context keeps the shared system-prompt prefix between answers;
+    the text generated must still be exactly what a cold context generates."""
+    chats = [chat_for(rule, question) for rule, question in QUESTIONS]
+    cold = []
+    for chat in chats:
+        fresh = LlamaCppLLM(qwen_path)
+        cold.append(fresh.complete(chat, max_tokens=24, json_schema=SCHEMA))
+        fresh.close()
+    warm = LlamaCppLLM(qwen_path)
+    for i in [0, 1, 2, 0, 2, 1]:
+        assert warm.complete(chats[i], max_tokens=24, json_schema=SCHEMA) == cold[i]
+        if i != 0:
+            # the system prompt was kept: fewer tokens evaluated than the prompt holds
+            assert warm.last_timings["prompt_tokens"] < warm.last_timings["context_tokens"]
+    warm.close()
+
+
 def test_logprobs_are_finite_negatives(smol: LlamaCppLLM) -> None:
     scores = smol.next_token_logprobs(PROMPTS[0], CANDIDATES)
     assert set(scores) == set(CANDIDATES)

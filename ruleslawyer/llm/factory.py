@@ -45,5 +45,6 @@ def make_llm(settings: Settings) -> LLM | None:
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads,
             name=f"{model_display_name(settings)} (llama.cpp)",
+            chat_context=settings.llm_chat_context,
         )
     raise ModelError(f"unknown LLM backend {mode!r}; choose llama_cpp, openai, fake or none")

@@ -11,12 +11,12 @@ Design choices:
   n_ctx x vocab floats (2048 x 151k for Qwen, ~1.2 GB) and computes logits for
   every prompt token; this way costs one vocab-sized vector.
 - The answer pipeline sends prompts that share a long few-shot prefix, so the
-  KV cache of the common token prefix with the previous scoring call is kept
-  and only the rest is evaluated (400-token prompt on Qwen2.5-0.5B, 2 cores:
-  1.27 s cold, 0.18 s reused). The kept prefix is rounded down to a block
-  boundary, which made the result bit-identical to a cold call on all three
-  shipped models: llama.cpp's numbers depend on batch layout, and a verdict
-  must not depend on which question was asked before it.
+  KV cache of the common token prefix with the previous call is kept and
+  only the rest is evaluated (400-token prompt on Qwen2.5-0.5B, 2 cores:
+  1.27 s cold, 0.18 s reused), for scoring and for generation alike. The
+  kept prefix is rounded down to a block boundary, which keeps the numbers
+  bit-identical to a cold call: an answer must not depend on which question
+  was asked before it (``_truncate_to_aligned_prefix``).
 - JSON-schema output is constrained by a GBNF grammar built from the schema
   here, not via ``response_format``: llama-cpp-python silently falls back to
   "any JSON" when it cannot convert a schema, and a silent fallback would hide
@@ -86,8 +86,10 @@ class LlamaCppLLM(LLM):
         n_ctx: int = 2048,
         n_threads: int = 2,
         name: str | None = None,
+        chat_context: str = "separate",
     ) -> None:
         self.path = Path(path)
+        self.separate_chat = chat_context == "separate"
         check_gguf_file(self.path)
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -214,7 +216,12 @@ class LlamaCppLLM(LLM):
     def _chat_model(self) -> Llama:
         """A second context for generation, so chat prompts never evict the
         scoring context's cached few-shot prefix (and vice versa). The weights
-        are memory-mapped, so both contexts share one copy of them."""
+        are memory-mapped, so physical memory holds one copy, but RSS counts
+        both mappings (~0.5 GB more for Qwen 0.5B): a one-shot process, which
+        has no next question to reuse the prefix for, shares one context."""
+        if not self.separate_chat:
+            self._scored_tokens = 0  # generation overwrites the scored rows
+            return self._model()
         if self._chat_llama is None:
             self._chat_llama = self._load()
         return self._chat_llama
@@ -222,14 +229,14 @@ class LlamaCppLLM(LLM):
     def _load(self) -> Llama:
         check_gguf_file(self.path)  # it may have changed since construction
         try:
-            from llama_cpp import Llama
+            llama_class = _llama_class()
         except ImportError as exc:
             raise ModelError(
                 "llama-cpp-python is not installed: pip install llama-cpp-python "
                 "(or pick another LLM backend)"
             ) from exc
         try:
-            return Llama(
+            return llama_class(
                 model_path=str(self.path),
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
@@ -244,34 +251,11 @@ class LlamaCppLLM(LLM):
             ) from exc
 
     def _eval_reusing_prefix(self, llama: Llama, tokens: list[int]) -> int:
-        """Evaluate ``tokens``, keeping the KV cache of a prefix shared with
-        the previous scoring call; returns how many tokens were kept.
-
-        llama.cpp's CPU kernels round differently depending on how a batch is
-        laid out (measured on Qwen2.5 Q4_K_M: keeping 349 of 363 tokens and
-        evaluating the last 14 moved logP(" Yes") by 0.06). So the kept prefix
-        is cut to a multiple of _REUSE_ALIGN, at least _MIN_SUFFIX tokens are
-        evaluated, and batches end at the same absolute positions as in a cold
-        call. A prompt then scores the same whatever was evaluated before it.
-        """
-        import llama_cpp
-
+        """Evaluate ``tokens``, keeping the KV cache of a block-aligned prefix
+        shared with the previous scoring call; returns how many tokens were kept.
+        Batches end at the same absolute positions as in a cold call."""
         reusable = min(llama.n_tokens, self._scored_tokens)
-        cached = llama.input_ids[:reusable]
-        limit = min(reusable, len(tokens))
-        common = 0
-        if limit > 0:
-            wanted = np.asarray(tokens[:limit], dtype=cached.dtype)
-            mismatches = np.flatnonzero(cached[:limit] != wanted)
-            common = int(mismatches[0]) if mismatches.size else limit
-        keep = max(0, min(common, len(tokens) - _MIN_SUFFIX)) // _REUSE_ALIGN * _REUSE_ALIGN
-        memory = llama_cpp.llama_get_memory(llama.ctx)
-        # Partial removal fails for recurrent models; those start over.
-        if keep > 0 and llama_cpp.llama_memory_seq_rm(memory, 0, keep, -1):
-            llama.n_tokens = keep
-        else:
-            keep = 0
-            llama.reset()
+        keep = _truncate_to_aligned_prefix(llama, llama.input_ids[:reusable], tokens)
         self._scored_tokens = 0  # until this evaluation has completed
         batch = llama.n_batch
         start = keep
@@ -288,6 +272,54 @@ class LlamaCppLLM(LLM):
         if not tokens:
             raise ModelError(f"candidate {candidate!r} has no tokens")
         return tokens[0]
+
+
+def _truncate_to_aligned_prefix(llama: Llama, cached: Any, tokens: Sequence[int]) -> int:
+    """Cut the KV cache back to the longest block-aligned prefix of ``tokens``
+    it already holds, and return that length (0 = start cold).
+
+    llama.cpp's CPU kernels round differently depending on how a batch is
+    laid out (measured on Qwen2.5 Q4_K_M: keeping 349 of 363 tokens and
+    evaluating the last 14 moved logP(" Yes") by 0.06). Keeping a multiple
+    of _REUSE_ALIGN tokens, and evaluating at least _MIN_SUFFIX, made the
+    result bit-identical to a cold call on all three shipped models, so an
+    answer does not depend on which question was asked before it.
+    """
+    import llama_cpp
+
+    limit = min(len(cached), len(tokens))
+    common = 0
+    if limit > 0:
+        wanted = np.asarray(tokens[:limit], dtype=cached.dtype)
+        mismatches = np.flatnonzero(cached[:limit] != wanted)
+        common = int(mismatches[0]) if mismatches.size else limit
+    keep = max(0, min(common, len(tokens) - _MIN_SUFFIX)) // _REUSE_ALIGN * _REUSE_ALIGN
+    memory = llama_cpp.llama_get_memory(llama.ctx)
+    # Partial removal fails for recurrent models; those start over.
+    if keep > 0 and llama_cpp.llama_memory_seq_rm(memory, 0, keep, -1):
+        llama.n_tokens = keep
+    else:
+        keep = 0
+        llama.reset()
+    return keep
+
+
+def _llama_class() -> type[Llama]:
+    """llama_cpp.Llama whose generation reuses only an aligned KV prefix.
+
+    llama-cpp-python keeps the longest common prefix with the previous
+    prompt; cutting it back to an aligned length first makes the generated
+    text independent of the previous question (see above), at the cost of
+    re-evaluating fewer than _REUSE_ALIGN + _MIN_SUFFIX tokens.
+    """
+    from llama_cpp import Llama
+
+    class AlignedLlama(Llama):
+        def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
+            _truncate_to_aligned_prefix(self, self.input_ids[: self.n_tokens], tokens)
+            return super().generate(tokens, *args, **kwargs)
+
+    return AlignedLlama
 
 
 def _grammar_for(schema: dict[str, Any]) -> LlamaGrammar:
