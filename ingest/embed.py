@@ -121,19 +121,23 @@ class MiniLMEmbedder(Embedder):
     ) -> np.ndarray:
         model = self._load()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # Batches of similar length: a batch is padded to its longest text, and
+        # rule chunks run from a dozen words to the 256-token cap, so batching
+        # in corpus order spends much of the time on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:  # the torch model is not re-entrant across threads
-            for i in range(0, len(texts), batch_size):
-                chunk = list(texts[i : i + batch_size])
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
                 vecs = model.encode(
-                    chunk,
+                    [texts[i] for i in rows],
                     batch_size=batch_size,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                out[i : i + len(chunk)] = vecs
+                out[rows] = vecs
                 if progress:
-                    progress(len(chunk))
+                    progress(len(rows))
         return out
 
 

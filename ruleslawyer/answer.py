@@ -120,6 +120,15 @@ class Answerer:
         yes_no = is_yes_no(question)
         llm = None if opts.evidence_only else self.llm
 
+        # The explanation is generated first: its prompt does not need the
+        # verdict, so the player sees words ~0.8 s sooner (the verdict's two
+        # scoring passes run after it); it is checked against the verdict below.
+        raw, gen_note = "", ""
+        t2 = time.perf_counter()
+        if llm is not None and opts.generate:
+            raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
+        timings["generate"] = _ms(t2)
+
         verdict: Verdict = "depends" if yes_no else "answer"
         confidence: float | None = None
         t1 = time.perf_counter()
@@ -143,11 +152,12 @@ class Answerer:
         timings["verdict"] = _ms(t1)
 
         explanation = ""
-        t2 = time.perf_counter()
-        if llm is not None and opts.generate:
-            explanation, extra, note = self._explain(
-                llm, question, search, evidence, verdict, opts, on_text
-            )
+        if gen_note:
+            notes.append(gen_note)
+        elif raw:
+            retrieved = {h.unit.rule_id: h.unit for h in search.hits}
+            support = " ".join(ev.quote for ev in evidence)
+            explanation, extra, note = verify_explanation(raw, retrieved, verdict, support)
             citations += [
                 c
                 for c in extra
@@ -155,7 +165,6 @@ class Answerer:
             ]
             if note:
                 notes.append(note)
-        timings["generate"] = _ms(t2)
 
         text = compose(verdict, explanation, evidence)
         timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
@@ -188,18 +197,16 @@ class Answerer:
         ]
         return [primary, *rest[:2]]
 
-    def _explain(
+    def _generate(
         self,
         llm: LLM,
         question: str,
         search: SearchResult,
         evidence: Sequence[Evidence],
-        verdict: str,
         opts: AnswerOptions,
         on_text: Callable[[str], None] | None,
-    ) -> tuple[str, list[Citation], str]:
-        """Generate, then verify, the explanation. Returns (text, citations, note)."""
-        retrieved = {h.unit.rule_id: h.unit for h in search.hits}
+    ) -> tuple[str, str]:
+        """Stream the explanation JSON; returns (raw output, note on failure)."""
         # The two best quotes, capped: prompt evaluation is most of the answer time.
         rules = "\n".join(
             f"[{ev.unit.rule_id}] {' '.join(ev.quote.split())[:PROMPT_QUOTE_CHARS]}"
@@ -213,7 +220,7 @@ class Answerer:
                 "content": render("answer_user", rules=rules, question=question[:600]),
             },
         ]
-        schema = answer_schema(sorted(retrieved))
+        schema = answer_schema(sorted({h.unit.rule_id for h in search.hits}))
         sink = AnswerStream(on_text) if on_text else None
         pieces: list[str] = []
         try:
@@ -222,9 +229,8 @@ class Answerer:
                 if sink:
                     sink.feed(piece)
         except ModelError as err:
-            return "", [], f"explanation skipped: the model failed ({err})"
-        support = " ".join(ev.quote for ev in evidence)
-        return verify_explanation("".join(pieces), retrieved, verdict, support)
+            return "", f"explanation skipped: the model failed ({err})"
+        return "".join(pieces), ""
 
 
 def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
