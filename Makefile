@@ -13,8 +13,9 @@ PORT ?= 7860
 setup: $(VENV)/.installed
 
 # llama-cpp-python compiles llama.cpp here, for this CPU (-march=native)
-# but without the AMX kernels: on CPUs that list AMX they crash inside this
-# kind of VM (SIGSEGV in ggml_backend_amx_mul_mat), while a plain AVX2 build
+# but without the AMX kernels: on CPUs that list AMX they crash here (SIGSEGV
+# in ggml_backend_amx_mul_mat; a minimal AMX program runs, so it looks like a
+# ggml bug rather than the VM), while a plain AVX2 build
 # evaluates prompts 3x slower than the native AVX-512 one. GCC keeps explicit
 # -mno-* flags over -march=native's defaults. Set CMAKE_ARGS to override.
 export CMAKE_ARGS ?= -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" -DCMAKE_CXX_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
@@ -37,7 +38,8 @@ run: index
 ## The tests: set up, lint, type-check, the whole pytest suite (fakes, real
 ## models, headless Chromium), then the answer-accuracy gates.
 test: setup browser-deps lint typecheck
-	$(BIN)/python -m pytest -q
+	mkdir -p artifacts
+	RULESLAWYER_LOAD_REPORT=artifacts/load.json $(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory eval-gate
 
 test-fast: setup

@@ -689,9 +689,11 @@ def launch(
     # Load the index and the models now: a broken setup fails here with one line,
     # and the first visitor does not wait for them to load.
     service.answerer()  # the index, the embedder, the retriever and the LLM
-    check_llm = getattr(service, "check_llm", None)  # an LLM server that is down fails here too
-    if check_llm is not None:
-        check_llm()
+    # warm_up loads the weights too (MiniLM alone is ~4 s on first use) and
+    # checks the LLM, so an LLM server that is down fails here as well.
+    warm_up = getattr(service, "warm_up", None) or getattr(service, "check_llm", None)
+    if warm_up is not None:
+        warm_up()
     demo = build_app(service, word_delay=kwargs.pop("word_delay", 0.02))
     demo.queue(default_concurrency_limit=1, max_size=64)
     demo.launch(
