@@ -194,12 +194,12 @@ class _Server(ThreadingHTTPServer):
         self._model_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rl-model")
 
     def ask(self, question: str, game: str | None, evidence_only: bool) -> dict[str, Any]:
-        job = self._model_thread.submit(
-            self.service.ask, question, game=game, evidence_only=evidence_only
-        )
-        answer = job.result()
-        self.answered += 1
-        return dict(answer.to_dict())
+        def work() -> dict[str, Any]:
+            answer = self.service.ask(question, game=game, evidence_only=evidence_only)
+            self.answered += 1  # only ever touched on the model thread
+            return dict(answer.to_dict())
+
+        return self._model_thread.submit(work).result()
 
     def health(self) -> dict[str, Any]:
         return {
@@ -253,6 +253,7 @@ class Server:
         if self._serving:  # shutdown() waits for a loop that was never started
             self._httpd.shutdown()
         self._httpd.server_close()
+        self._httpd._model_thread.shutdown(wait=False)
         info = find_server(self.data_dir)
         if info is not None and info.token == self.info.token:
             with contextlib.suppress(OSError):
