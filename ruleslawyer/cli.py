@@ -552,10 +552,14 @@ def serve(
     Listens on 127.0.0.1 only; `ask` finds it through the data dir and uses
     it whenever it runs with the same settings. Stop it with Ctrl-C.
     """
+    import signal
+
     from ruleslawyer.server import Server
 
     service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
     server = Server(service, port, verbose=verbose)
+    # `kill` (systemd, a process manager) stops it as cleanly as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     click.echo(
         f"ruleslawyer is answering on 127.0.0.1:{server.info.port} with {server.info.model} "
         f"({len(service.index().units)} rules); `ruleslawyer ask` will use it. Ctrl-C stops it.",

@@ -154,3 +154,35 @@ def test_bad_request_bodies_are_400(server: Server) -> None:
         health = json.loads(resp.read())
     assert health["status"] == "ok" and health["units"] > 100 and health["answered"] == 0
     assert os.getpid() == server.info.pid
+
+
+def test_serve_command_answers_and_cleans_up_on_sigterm(seeded_settings: Any) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(
+        os.environ,
+        RULESLAWYER_DATA_DIR=str(seeded_settings.data_dir),
+        RULESLAWYER_EMBEDDER="fake",
+        RULESLAWYER_LLM="fake",
+    )
+    cli = [sys.executable, "-m", "ruleslawyer.cli"]
+    proc = subprocess.Popen([*cli, "serve", "--port", "0"], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while find_server(seeded_settings.data_dir) is None:
+            assert proc.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.2)
+        asked = subprocess.run(
+            [*cli, "ask", QUESTION, "--json"], env=env, capture_output=True, text=True
+        )
+        assert asked.returncode == 0, asked.stderr
+        assert json.loads(asked.stdout)["citations"][0]["rule_id"] == "16.01"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not server_file(seeded_settings.data_dir).exists()
