@@ -16,7 +16,7 @@ setup: $(VENV)/.installed
 # but without the AMX kernels: on CPUs that list AMX they crash here (SIGSEGV
 # in ggml_backend_amx_mul_mat; a minimal AMX program runs, so it looks like a
 # ggml bug rather than the VM), while a plain AVX2 build
-# evaluates prompts 3x slower than the native AVX-512 one. GCC keeps explicit
+# evaluates prompts at half the speed of the native AVX-512 one. GCC keeps explicit
 # -mno-* flags over -march=native's defaults. Set CMAKE_ARGS to override.
 export CMAKE_ARGS ?= -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" -DCMAKE_CXX_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 
