@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from statistics import median
 from typing import Any
 
-from benchmarks.common import DEV, items, latency, machine, settings_for
+from benchmarks.common import DEV, items, latency, machine, settings_for, timed_ask
 from ruleslawyer.service import RulesService
 
 
@@ -29,17 +28,10 @@ def run(dataset: Path = DEV, repeat: int = 1, no_llm: bool = False) -> dict[str,
     parts: dict[str, list[float]] = {}
     for _ in range(repeat):
         for q in questions:
-            first: list[float] = []
-            t0 = time.perf_counter()
-
-            def on_text(_piece: str, t0: float = t0, first: list[float] = first) -> None:
-                if not first:
-                    first.append((time.perf_counter() - t0) * 1000)
-
-            answer = service.ask(q, on_text=on_text)
-            totals.append((time.perf_counter() - t0) * 1000)
-            if first:
-                firsts.append(first[0])
+            answer, total, first = timed_ask(service, q)
+            totals.append(total)
+            if first is not None:
+                firsts.append(first)
             for k, v in answer.timings_ms.items():
                 parts.setdefault(k, []).append(v)
     return {

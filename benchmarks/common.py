@@ -67,3 +67,16 @@ def latency(values_ms: Sequence[float]) -> dict[str, float | None]:
 def settings_for(data_dir: Path | None = None, **kw: Any) -> Settings:
     s = Settings.from_env()
     return s.with_overrides(data_dir=data_dir, **kw) if data_dir else s.with_overrides(**kw)
+
+
+def timed_ask(service: Any, question: str) -> tuple[Any, float, float | None]:
+    """Ask once: (answer, total ms, ms to the first streamed word or None)."""
+    first: list[float] = []
+    t0 = time.perf_counter()
+
+    def on_text(_piece: str) -> None:
+        if not first:
+            first.append((time.perf_counter() - t0) * 1000)
+
+    answer = service.ask(question, on_text=on_text)
+    return answer, (time.perf_counter() - t0) * 1000, first[0] if first else None

@@ -43,7 +43,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from benchmarks.common import DEV, items, latency, machine, settings_for
+from benchmarks.common import DEV, items, latency, machine, settings_for, timed_ask
 from benchmarks.synthetic import write_corpus
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.service import RulesService
@@ -103,21 +103,13 @@ def answer_latency(dataset: Path) -> tuple[dict[str, Any], list[dict[str, Any]],
     per_question = []
     for q in questions:
         recorder.calls = []
-        first: list[float] = []
-        t0 = time.perf_counter()
-
-        def on_text(_piece: str, t0: float = t0, first: list[float] = first) -> None:
-            if not first:
-                first.append((time.perf_counter() - t0) * 1000)
-
-        answer = service.ask(q, on_text=on_text)
-        total = (time.perf_counter() - t0) * 1000
+        answer, total, first = timed_ask(service, q)
         context = sum(c.get("context_tokens", 0) for c in recorder.calls)
         per_question.append(
             {
                 "question": q,
                 "total_ms": total,
-                "first_ms": first[0] if first else None,
+                "first_ms": first,
                 "context_tokens": context,
                 "steps": answer.timings_ms,
                 "calls": recorder.calls,
@@ -207,19 +199,6 @@ def _env(data_dir: Path, seeds_dir: Path | None = None) -> dict[str, str]:
     return env
 
 
-def run_child(args: list[str], env: dict[str, str], timeout: float = 900) -> dict[str, Any]:
-    """Run a command; its wall time, exit code and output."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-    wall = (time.perf_counter() - t0) * 1000
-    return {"ms": wall, "code": proc.returncode, "out": out.decode(), "err": err.decode()}
-
-
 def _hwm_mb(pid: int) -> float | None:
     """The process's peak RSS so far (VmHWM), in MB, or None once it has exited."""
     try:
@@ -232,10 +211,10 @@ def _hwm_mb(pid: int) -> float | None:
     return None
 
 
-def peak_rss_of(args: list[str], env: dict[str, str], timeout: float = 900) -> dict[str, Any]:
-    """Like run_child, plus the child's peak RSS.
+def run_child(args: list[str], env: dict[str, str], timeout: float = 900) -> dict[str, Any]:
+    """Run a command: its wall time, exit code, output and peak RSS (MB).
 
-    Read from /proc while it runs: a child's own maxrss (wait4) starts at the
+    The peak is read from /proc while it runs: a child's own maxrss (wait4) starts at the
     parent's RSS at fork, which here is the benchmark with its models loaded.
     VmHWM is monotonic, so sampling every 0.1 s misses at most the last 0.1 s.
     """
@@ -283,7 +262,7 @@ def cold_start(data_dir: Path, runs: int) -> dict[str, Any]:
     walls, rss, steps = [], [], []
     for _ in range(runs):
         r = _checked(
-            peak_rss_of(
+            run_child(
                 [*_cli(), "ask", QUESTION, "--json", "--timings", "--no-server"], _env(data_dir)
             ),
             "cold ask",
@@ -323,12 +302,17 @@ def served_ask(data_dir: Path, runs: int) -> dict[str, Any]:
             r = _checked(run_child([*_cli(), "ask", QUESTION, "--json"], _env(data_dir)), "ask")
             walls.append(r["ms"])
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stop(server)
     return {"runs": runs, "serve_startup_ms": round(startup, 0), "ask_ms": round(median(walls), 0)}
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ctrl-C a long-running child (serve, ui) so it cleans up; kill it if it hangs."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def _free_port() -> int:
@@ -363,11 +347,7 @@ def ui_memory(data_dir: Path, questions: list[str]) -> dict[str, Any]:
             client.predict(q, "auto", False, api_name="/ask")
         peak = _hwm_mb(proc.pid)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
     return {"questions": len(questions), "rss_mb": round(peak or 0, 0)}
 
 
@@ -391,7 +371,7 @@ def scaled_seeds(base: RulesService, scale: int, root: Path) -> Path:
 
 def ingest_run(data_dir: Path, seeds: Path | None) -> dict[str, Any]:
     shutil.rmtree(data_dir, ignore_errors=True)
-    r = _checked(peak_rss_of([*_cli(), "ingest", "--json"], _env(data_dir, seeds)), "ingest")
+    r = _checked(run_child([*_cli(), "ingest", "--json"], _env(data_dir, seeds)), "ingest")
     report = json.loads(r["out"])
     units = sum(report["units_by_game"].values())
     return {"units": units, "ms": r["ms"], "rss_mb": r["rss_mb"], "pipeline_s": report["seconds"]}

@@ -145,19 +145,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(HTTPStatus.UNAUTHORIZED, {"error": "missing or wrong token"})
         return False
 
-    def do_GET(self) -> None:
+    def _accepted(self, endpoint: str) -> bool:
+        """The token is right and the path is ``endpoint``; else the refusal is sent."""
         if not self._authorised():
-            return
-        if self.path != "/health":
+            return False
+        if self.path != endpoint:
             self._reply(HTTPStatus.NOT_FOUND, {"error": "no such endpoint"})
-            return
-        self._reply(HTTPStatus.OK, {"status": "ok", **self.server.health()})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self._accepted("/health"):
+            self._reply(HTTPStatus.OK, {"status": "ok", **self.server.health()})
 
     def do_POST(self) -> None:
-        if not self._authorised():
-            return
-        if self.path != "/ask":
-            self._reply(HTTPStatus.NOT_FOUND, {"error": "no such endpoint"})
+        if not self._accepted("/ask"):
             return
         try:
             length = int(self.headers.get("Content-Length", "0"))
