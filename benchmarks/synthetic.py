@@ -13,7 +13,7 @@ import random
 import re
 from pathlib import Path
 
-from ruleslawyer.records import GAMES, RuleUnit
+from ruleslawyer.records import RuleUnit
 
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
@@ -24,14 +24,15 @@ def write_corpus(
     """Write rulebooks holding (scale - 1) x len(units) synthetic rules; return (path, game)."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
-    sentences: dict[str, list[str]] = {g: [] for g in GAMES}
+    games = list(dict.fromkeys(u.game for u in units))
+    sentences: dict[str, list[str]] = {g: [] for g in games}
     vocab: list[str] = []
     for u in units:
         sentences.setdefault(u.game, []).extend(
             s for s in re.split(r"(?<=[.!?])\s+", u.search_text) if len(s) > 30
         )
         vocab.extend(_WORD.findall(u.search_text))
-    per_game = {g: sum(1 for u in units if u.game == g) * (scale - 1) for g in GAMES}
+    per_game = {g: sum(1 for u in units if u.game == g) * (scale - 1) for g in games}
     out: list[tuple[Path, str]] = []
     for game, count in per_game.items():
         if not count or not sentences.get(game):

@@ -28,7 +28,7 @@ from typing import Any
 
 from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.normalize import normalize_for_match
-from ruleslawyer.records import GAMES
+from ruleslawyer.ingest.sources import check_game
 
 EXPECTED_VERDICTS: tuple[str, ...] = ("yes", "no", "n/a")
 
@@ -121,8 +121,12 @@ def _check_record(
         if typed_ok[key] and any(not v.strip() for v in record[key]):
             problems.append(f"{key} has an empty string")
 
-    if typed_ok["game"] and record["game"] not in GAMES:
-        problems.append(f"unknown game {record['game']!r} (expected one of {', '.join(GAMES)})")
+    if typed_ok["game"]:
+        try:
+            if check_game(record["game"]) != record["game"]:
+                problems.append(f"game {record['game']!r} must be written as a lower-case slug")
+        except InputError as err:
+            problems.append(str(err))
     if typed_ok["expected_verdict"] and record["expected_verdict"] not in EXPECTED_VERDICTS:
         problems.append(
             f"expected_verdict {record['expected_verdict']!r} is not one of "
@@ -242,8 +246,8 @@ def load_seed_corpus(seeds_dir: Path | str) -> dict[str, str]:
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
             raise InputError(f"{manifest}: rulebook entry {n} has no file")
         game = entry.get("game")
-        if game not in GAMES:
-            raise InputError(f"{manifest}: rulebook entry {n} has unknown game {game!r}")
+        if not isinstance(game, str) or not game.strip():
+            raise InputError(f"{manifest}: rulebook entry {n} has no game")
         file = seeds_dir / entry["file"]
         try:
             parts.setdefault(game, []).append(file.read_text(encoding="utf-8"))

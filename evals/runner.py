@@ -35,7 +35,7 @@ from tqdm import tqdm
 from ruleslawyer.errors import RulesLawyerError
 from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.dataset import EvalItem
-from ruleslawyer.records import GAMES, Answer, RuleUnit
+from ruleslawyer.records import Answer, RuleUnit
 
 REPORT_FORMAT = 1
 OVERALL = "overall"
@@ -163,7 +163,7 @@ class EvalReport:
     timestamp: str  # ISO 8601, UTC
     service: dict[str, Any]  # service.describe()
     settings: dict[str, Any]  # runner settings, e.g. pass_game
-    metrics: dict[str, Metrics]  # per game in GAMES order, then "overall"
+    metrics: dict[str, Metrics]  # per game in dataset order, then "overall"
     results: tuple[QuestionResult, ...]
 
     @property
@@ -346,9 +346,8 @@ def compute_metrics(results: Sequence[QuestionResult]) -> Metrics:
 
 
 def metrics_by_game(results: Sequence[QuestionResult]) -> dict[str, Metrics]:
-    """Metrics for each game present (in ``GAMES`` order, unknown games after), then overall."""
-    present = {r.game for r in results}
-    order = [g for g in GAMES if g in present] + sorted(present - set(GAMES))
+    """Metrics for each game present (in the order they first appear), then overall."""
+    order = list(dict.fromkeys(r.game for r in results))
     out = {g: compute_metrics([r for r in results if r.game == g]) for g in order}
     out[OVERALL] = compute_metrics(results)
     return out

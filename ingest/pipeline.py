@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from ruleslawyer.errors import IndexCorruptError, RulebookError
+from ruleslawyer.ingest import formats
 from ruleslawyer.ingest.embed import Embedder
-from ruleslawyer.ingest.parse import parse_rulebook
-from ruleslawyer.ingest.reader import read_rulebook
+from ruleslawyer.ingest.reader import read_bytes
 from ruleslawyer.ingest.sources import Rulebook, file_sha256
 from ruleslawyer.ingest.store import FORMAT_VERSION, IndexStore
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.ingest.units import ParseResult
+from ruleslawyer.records import GameInfo, RuleUnit
 
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+(?=[A-Z\[(\"'])")
 CHUNK_CHARS = 600
@@ -46,6 +47,10 @@ class FileReport:
     furniture_chars: int = 0
     furniture: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    format: str = "text"
+    pages: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)  # reason -> lines/elements
+    origin: str = "seeds"
 
 
 @dataclass
@@ -124,11 +129,59 @@ def _fingerprint(books: list[Rulebook]) -> list[dict[str, Any]]:
             "game": b.game,
             "title": b.title,
             "edition": b.edition,
+            "format": b.format,
             "sha256": file_sha256(b.path),
             "fixes": hashlib.sha1(json.dumps(b.title_fixes, sort_keys=True).encode()).hexdigest(),
         }
         for b in books
     ]
+
+
+def parse_file(
+    name: str,
+    data: bytes,
+    *,
+    game: str,
+    title: str = "",
+    title_fixes: dict[str, str] | None = None,
+    format: str | None = None,
+    encoding: str | None = None,
+) -> ParseResult:
+    """Rule units from one file's bytes, read by its format's reader; raises RulebookError."""
+    fmt = formats.detect(name, data, format)
+    request = formats.ReadRequest(name, game, title, title_fixes or {}, encoding)
+    parsed = fmt.read(data, request)
+    if not parsed.units:
+        raise RulebookError(f"{name}: no rule text found in this {fmt.name} file")
+    parsed.parser = parsed.parser or fmt.name
+    parsed.format = fmt.name
+    return parsed
+
+
+def read_book(book: Rulebook, *, max_bytes: int, encoding: str | None = None) -> ParseResult:
+    """Parse one rulebook of the catalog; raises RulebookError."""
+    return parse_file(
+        book.file,
+        read_bytes(book.path, max_bytes=max_bytes),
+        game=book.game,
+        title=book.title,
+        title_fixes=book.title_fixes,
+        format=book.format or None,
+        encoding=encoding,
+    )
+
+
+def _game_tables(books: list[Rulebook], games: dict[str, GameInfo]) -> dict[str, Any]:
+    """What the index records of each game it holds: name, edition, detection help."""
+    present = dict.fromkeys(b.game for b in books)
+    out = {}
+    for slug in present:
+        info = games.get(slug) or GameInfo(slug)
+        edition = info.edition or next(
+            (b.edition for b in books if b.game == slug and b.edition), ""
+        )
+        out[slug] = {**info.to_dict(), "edition": edition}
+    return out
 
 
 def build_index(
@@ -137,6 +190,7 @@ def build_index(
     embedder: Embedder,
     *,
     max_bytes: int,
+    games: dict[str, GameInfo] | None = None,
     encoding: str | None = None,
     force: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
@@ -152,6 +206,7 @@ def build_index(
         raise RulebookError("no rulebooks to ingest (the seeds manifest and the library are empty)")
     embedder_name = embedder.name
     sources = _fingerprint(books)
+    game_tables = _game_tables(books, games or {})
     try:
         old_manifest = store.read_manifest()
     except IndexCorruptError:
@@ -162,6 +217,7 @@ def build_index(
         and old_manifest.get("format_version") == FORMAT_VERSION
         and old_manifest.get("embedder") == embedder_name
         and old_manifest.get("sources") == sources
+        and old_manifest.get("games") == game_tables
     ):
         report.up_to_date = True
         report.units_by_game = dict(old_manifest.get("units_by_game", {}))
@@ -172,19 +228,16 @@ def build_index(
 
     units: list[RuleUnit] = []
     keys: dict[tuple[str, str], int] = {}
-    for book in books:
-        text = read_rulebook(book.path, max_bytes=max_bytes, encoding=encoding)
+    for n, book in enumerate(books, start=1):
         if progress:
-            progress(f"parsing {book.file}", 0, 0)
-        parsed = parse_rulebook(
-            text, file=book.file, game=book.game, parent=book.title, title_fixes=book.title_fixes
-        )
+            progress("reading", n, len(books))
+        parsed = read_book(book, max_bytes=max_bytes, encoding=encoding)
         fr = FileReport(
             file=book.file,
             game=book.game,
             parser=parsed.parser,
             units=len(parsed.units),
-            titles_printed=sum(1 for u in parsed.units if u.title_source == "printed"),
+            titles_printed=sum(1 for u in parsed.units if u.title_source in ("printed", "heading")),
             titles_inferred=[
                 f"{u.rule_id} -> {u.title} ({u.title_source})"
                 for u in parsed.units
@@ -194,10 +247,11 @@ def build_index(
             furniture_chars=parsed.furniture_chars,
             furniture=sorted({why for _, _, why in parsed.furniture}),
             warnings=list(parsed.warnings),
+            format=parsed.format,
+            pages=parsed.pages,
+            dropped=dict(parsed.dropped),
+            origin=book.origin,
         )
-        gaps = parsed.uncovered(text)
-        if gaps:
-            fr.warnings.append(f"{book.file}: {sum(e - s for s, e in gaps)} characters in no unit")
         for unit in parsed.units:
             if unit.key in keys:
                 first = units[keys[unit.key]]
@@ -259,6 +313,7 @@ def build_index(
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "sources": sources,
         "units_by_game": report.units_by_game,
+        "games": game_tables,
         "report": [fr.__dict__ for fr in report.files],
     }
     path = store.write(units, vectors, chunk_unit, hashes, manifest)

@@ -1,4 +1,4 @@
-"""Read a rulebook file into text, refusing what is not usable rulebook text.
+"""Read a rulebook file, refusing what is not a usable rulebook.
 
 Every refusal is a ``RulebookError`` whose message names the file and says
 what is wrong in one line; nothing here touches the index, so a bad file can
@@ -74,8 +74,8 @@ def decode_rulebook(data: bytes, name: str, encoding: str | None = None) -> str:
     return text
 
 
-def read_rulebook(path: Path, *, max_bytes: int, encoding: str | None = None) -> str:
-    """Read and decode one rulebook file; see ``decode_rulebook`` for refusals."""
+def read_bytes(path: Path, *, max_bytes: int) -> bytes:
+    """The bytes of one rulebook file, refusing a missing, odd or oversized one."""
     resolved = check_path(path)
     size = os.path.getsize(resolved)
     if size > max_bytes:
@@ -87,4 +87,11 @@ def read_rulebook(path: Path, *, max_bytes: int, encoding: str | None = None) ->
         data = resolved.read_bytes()
     except OSError as err:
         raise RulebookError(f"{path}: cannot read ({err.strerror})") from None
-    return decode_rulebook(data, str(path), encoding)
+    if not data.strip():
+        raise RulebookError(f"{path}: file is empty")
+    return data
+
+
+def read_rulebook(path: Path, *, max_bytes: int, encoding: str | None = None) -> str:
+    """Read and decode one text rulebook file; see ``decode_rulebook`` for refusals."""
+    return decode_rulebook(read_bytes(path, max_bytes=max_bytes), str(path), encoding)

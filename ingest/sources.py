@@ -1,24 +1,39 @@
-"""Which rulebooks make up the index: the shipped seeds plus the user's library.
+"""Which rulebooks make up the index, and which games they belong to.
 
-Both are folders with a ``manifest.toml`` of ``[[rulebook]]`` entries
-(``file``, ``game``, ``edition``, ``title``, optional ``[rulebook.titles]``
-fixes for headings the extraction lost). The seeds folder ships with the
-project; the library lives in the data dir and holds validated copies of
-files added with ``ruleslawyer ingest PATH --game G`` or the UI upload, so
-the index can always be rebuilt from these two folders alone.
+Two folders hold rulebooks, each with a ``manifest.toml``: the shipped seeds
+and the user's library in the data dir (validated copies of files added with
+``ruleslawyer ingest PATH --game G`` or the page's upload), so the index can
+always be rebuilt from these two folders alone. A manifest has
+
+- ``[[rulebook]]`` entries: ``file``, ``game``, and optionally ``title``,
+  ``edition``, ``format`` (text | pdf | markdown | html; default: detected)
+  and ``[rulebook.titles]`` fixes for headings an extraction lost;
+- ``[games.<slug>]`` tables: ``name``, ``edition``, and optionally
+  ``aliases`` (other names players use) and ``cues`` (regexes of jargon only
+  that game uses). Games are data: any slug is a game, and a game with no
+  table is simply shown by its slug.
+
+Trade-off: the library keeps the original bytes of binary formats (PDF,
+HTML, which carry their own encoding) and UTF-8 text of the others (so a
+cp1252 file given once with ``--encoding`` never needs it again).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ruleslawyer.errors import InputError, RulebookError
-from ruleslawyer.records import GAMES
+from ruleslawyer.records import GameInfo
+
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -29,35 +44,95 @@ class Rulebook:
     edition: str = ""
     title_fixes: dict[str, str] = field(default_factory=dict)
     origin: str = "seeds"  # seeds | library
+    format: str = ""  # "" = detect from the name and the content
 
     @property
     def file(self) -> str:
         return self.path.name
 
 
-def check_game(game: str) -> str:
-    g = game.strip().lower()
-    aliases = {
-        "wh40k": "40k",
-        "40000": "40k",
-        "ageofsigmar": "aos",
-        "sigmar": "aos",
-        "wm": "warmachine",
-    }
-    g = aliases.get(g.replace(" ", "").replace("-", ""), g)
-    if g not in GAMES:
-        raise InputError(f"unknown game {game!r}: use one of {', '.join(GAMES)}")
-    return g
+@dataclass(frozen=True)
+class Catalog:
+    """Everything the manifests say: the rulebooks and the games' details."""
+
+    rulebooks: tuple[Rulebook, ...] = ()
+    games: dict[str, GameInfo] = field(default_factory=dict)
+
+    def game(self, slug: str) -> GameInfo:
+        return self.games.get(slug) or GameInfo(slug)
+
+    def merged(self, other: Catalog) -> Catalog:
+        """Both catalogs; a game's details from ``other`` fill in what this one lacks."""
+        games = dict(self.games)
+        for slug, info in other.games.items():
+            mine = games.get(slug)
+            games[slug] = (
+                info
+                if mine is None
+                else replace(
+                    mine,
+                    name=mine.name or info.name,
+                    edition=mine.edition or info.edition,
+                    aliases=tuple(dict.fromkeys(mine.aliases + info.aliases)),
+                    cues=mine.cues + info.cues,
+                )
+            )
+        return Catalog(self.rulebooks + other.rulebooks, games)
 
 
-def read_manifest(folder: Path, origin: str) -> list[Rulebook]:
+def slugify(text: str) -> str:
+    """``"Line of Sight"`` -> ``"line-of-sight"``: ASCII, lower case, hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def check_game(game: str, known: Iterable[GameInfo] = ()) -> str:
+    """The slug a ``--game`` value names: a known game's slug or alias, or a new slug.
+
+    A new game's slug must be lower-case letters, digits and hyphens; a name
+    with spaces or slashes is refused with the slug to use instead.
+    """
+    raw = (game or "").strip()
+    low = raw.lower()
+    for info in known:
+        names = {info.slug, *(a.lower() for a in info.aliases)}
+        if info.name:
+            names.add(info.name.lower())
+        if low in names or slugify(raw) in {slugify(n) for n in names}:
+            return info.slug
+    if _SLUG.fullmatch(low):
+        return low
+    hint = slugify(raw)
+    suggestion = (
+        f"; use --game {hint} (and --game-name {raw!r} for how it is shown)" if hint else ""
+    )
+    raise InputError(
+        f"{raw!r} is not a game name: use lower-case letters, digits and hyphens, "
+        f"at most 40 characters{suggestion}"
+    )
+
+
+def read_manifest(folder: Path, origin: str) -> Catalog:
     path = folder / "manifest.toml"
     if not path.exists():
-        return []
+        return Catalog()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a valid manifest ({err})") from None
+    games: dict[str, GameInfo] = {}
+    for slug, entry in (data.get("games") or {}).items():
+        if not isinstance(entry, dict):
+            raise InputError(f"{path}: [games.{slug}] must be a table")
+        game = check_game(str(slug))
+        games[game] = GameInfo(
+            slug=game,
+            name=str(entry.get("name", "")),
+            edition=str(entry.get("edition", "")),
+            aliases=tuple(str(a) for a in entry.get("aliases", ())),
+            cues=tuple(str(c) for c in entry.get("cues", ())),
+        )
+    known = list(games.values())
     books = []
     for i, entry in enumerate(data.get("rulebook", []), start=1):
         if not isinstance(entry, dict) or "file" not in entry or "game" not in entry:
@@ -68,53 +143,89 @@ def read_manifest(folder: Path, origin: str) -> list[Rulebook]:
         books.append(
             Rulebook(
                 path=folder / name,
-                game=check_game(str(entry["game"])),
+                game=check_game(str(entry["game"]), known),
                 title=str(entry.get("title", "")),
                 edition=str(entry.get("edition", "")),
                 title_fixes={str(k): str(v) for k, v in entry.get("titles", {}).items()},
                 origin=origin,
+                format=str(entry.get("format", "")),
             )
         )
-    return books
+    return Catalog(tuple(books), games)
 
 
-def safe_name(name: str) -> str:
-    """A file name that cannot escape the library folder ('../../etc/passwd' -> 'passwd')."""
+def safe_name(name: str, extensions: Iterable[str] = (".txt",)) -> str:
+    """A file name that cannot escape the library folder ('../../etc/passwd' -> 'passwd.txt').
+
+    The extension is kept when it is one of ``extensions`` (the known
+    formats'), so the library copy is read the same way; else ``.txt``.
+    """
     base = Path(name.replace("\\", "/")).name
     base = re.sub(r"[^A-Za-z0-9._ -]", "_", base).strip(" .")
     if not base:
         raise InputError(f"{name!r} is not a usable file name")
-    return base if base.lower().endswith(".txt") else base + ".txt"
+    exts = tuple(e.lower() for e in extensions)
+    return base if base.lower().endswith(exts) else base + ".txt"
 
 
-def add_to_library(library: Path, name: str, text: str, game: str, title: str = "") -> Rulebook:
-    """Store validated rulebook text in the library and record it in its manifest.
+def add_to_library(
+    library: Path,
+    name: str,
+    data: bytes,
+    game: str,
+    *,
+    title: str = "",
+    format: str = "",
+    game_info: GameInfo | None = None,
+    extensions: Iterable[str] = (".txt",),
+) -> Rulebook:
+    """Store validated rulebook bytes in the library and record them in its manifest.
 
     Writes go to temp files renamed into place, so a crash leaves the library
-    as it was.
+    as it was. ``game_info`` records a new game's display name and edition.
     """
     library.mkdir(parents=True, exist_ok=True)
-    fname = safe_name(name)
+    fname = safe_name(name, extensions)
     target = library / fname
-    _atomic_write(target, text.encode("utf-8"))
-    books = [b for b in read_manifest(library, "library") if b.file != fname]
-    books.append(Rulebook(target, check_game(game), title or Path(fname).stem, "", {}, "library"))
-    _atomic_write(library / "manifest.toml", _manifest_toml(books).encode("utf-8"))
-    return books[-1]
+    _atomic_write(target, data)
+    catalog = read_manifest(library, "library")
+    books = [b for b in catalog.rulebooks if b.file != fname]
+    book = Rulebook(target, game, title or Path(fname).stem, "", {}, "library", format)
+    books.append(book)
+    games = dict(catalog.games)
+    if game_info is not None and (game_info.name or game_info.edition):
+        old = games.get(game)
+        games[game] = GameInfo(
+            game,
+            game_info.name or (old.name if old else ""),
+            game_info.edition or (old.edition if old else ""),
+            old.aliases if old else (),
+            old.cues if old else (),
+        )
+    _atomic_write(library / "manifest.toml", _manifest_toml(books, games).encode("utf-8"))
+    return book
 
 
 def remove_from_library(library: Path, name: str) -> bool:
-    books = read_manifest(library, "library")
-    keep = [b for b in books if b.file != name]
-    if len(keep) == len(books):
+    catalog = read_manifest(library, "library")
+    keep = [b for b in catalog.rulebooks if b.file != name]
+    if len(keep) == len(catalog.rulebooks):
         return False
-    _atomic_write(library / "manifest.toml", _manifest_toml(keep).encode("utf-8"))
+    _atomic_write(library / "manifest.toml", _manifest_toml(keep, catalog.games).encode("utf-8"))
     (library / name).unlink(missing_ok=True)
     return True
 
 
-def _manifest_toml(books: list[Rulebook]) -> str:
-    lines = ["# Rulebooks added with `ruleslawyer ingest PATH --game G` or the UI.", ""]
+def _manifest_toml(books: list[Rulebook], games: dict[str, GameInfo]) -> str:
+    lines = ["# Rulebooks added with `ruleslawyer ingest PATH --game G` or the page.", ""]
+    for slug, info in sorted(games.items()):
+        lines += [f"[games.{_toml_str(slug)}]", f"name = {_toml_str(info.name)}"]
+        lines += [f"edition = {_toml_str(info.edition)}"]
+        if info.aliases:
+            lines.append(f"aliases = [{', '.join(_toml_str(a) for a in info.aliases)}]")
+        if info.cues:
+            lines.append(f"cues = [{', '.join(_toml_str(c) for c in info.cues)}]")
+        lines.append("")
     for b in books:
         lines += [
             "[[rulebook]]",
@@ -122,13 +233,19 @@ def _manifest_toml(books: list[Rulebook]) -> str:
             f"game = {_toml_str(b.game)}",
             f"edition = {_toml_str(b.edition)}",
             f"title = {_toml_str(b.title)}",
-            "",
         ]
+        if b.format:
+            lines.append(f"format = {_toml_str(b.format)}")
+        lines.append("")
     return "\n".join(lines)
 
 
 def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    """A TOML basic string: JSON's escaping is valid TOML, bar DEL, which TOML wants escaped.
+
+    (A display name with a control character must not make the manifest unreadable.)
+    """
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -30,6 +30,11 @@ class ParseResult:
     warnings: list[str] = field(default_factory=list)
     merged: list[str] = field(default_factory=list)  # rule IDs whose duplicates were merged
     parser: str = ""
+    # What a structured reader left out before any text was made, by reason
+    # ("running header": 58, ...): counts of lines or elements.
+    dropped: dict[str, int] = field(default_factory=dict)
+    pages: int = 0  # formats with pages (PDF)
+    format: str = ""  # the file format it was read as (set by the pipeline)
 
     @property
     def furniture_chars(self) -> int:
@@ -118,6 +123,7 @@ def build_unit(
     kind: str,
     title_source: str = "printed",
     furniture: list[tuple[int, int, str]] | None = None,
+    page: int | None = None,
 ) -> RuleUnit | None:
     """A unit from ``text[span]``; None when nothing but whitespace is left."""
     start, end = trim_span(text, *span)
@@ -130,9 +136,9 @@ def build_unit(
         title=title,
         text=body,
         parent=parent,
-        source=Source(file, start, end),
+        source=Source(file, start, end, page),
         refs=extract_refs(body),
-        title_inferred=title_source not in ("printed", ""),
+        title_inferred=title_source not in ("printed", "heading", ""),
         title_source=title_source if title else "",
         kind=kind,
         search_text=search_view(body),

@@ -3,9 +3,16 @@
 Players ask "what does 24.21 say", "does lance work on overwatch", "can I
 redeploy after running". A rule number is unambiguous. A name is matched as
 a whole phrase against each unit's ID and title (brackets and case ignored),
-longest names first so "Scout Move" wins over "Scouts". Names that are also
-everyday words ("Run", "Fight", "Shoot") are *weak* matches: they feed the
-fusion like any retriever instead of jumping to the top.
+longest names first so "Scout Move" wins over "Scouts".
+
+A longer or bracketed name ("Line of Sight", "[SUSTAINED HITS]") is a
+*strong* match: it vouches for the rule. A one-word name is strong only when
+that word occurs in no other rule of its game ("Redeploy", "Lance"): a word
+the rules also use in passing ("Charge", "Movement", "Run") is as likely the
+plain verb or noun, so it is a *weak* match that feeds the fusion like any
+retriever. That is learned from the loaded rules, so it holds for any game.
+A question that is nothing but a rule's name ("charge") is a lookup, and
+that match is strong whatever the name.
 """
 
 from __future__ import annotations
@@ -18,35 +25,6 @@ from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.records import RuleUnit
 
 _NUMBER = re.compile(r"(?<![\d.])(\d{1,2}\.\d{2})(?![\d])")
-# Single words that name rules but mostly appear in questions as plain verbs/nouns.
-_COMMON = frozenset(
-    [
-        "run",
-        "shoot",
-        "fight",
-        "charge",
-        "fly",
-        "move",
-        "retreat",
-        "rally",
-        "leader",
-        "support",
-        "champion",
-        "musician",
-        "destroyed",
-        "revived",
-        "hover",
-        "stealth",
-        "heavy",
-        "assault",
-        "blast",
-        "torrent",
-        "pistol",
-        "precision",
-        "psychic",
-        "scouts",
-    ]
-)
 
 
 def name_key(name: str) -> str:
@@ -62,11 +40,13 @@ class ExactMatch:
     strong: bool
     matched: str
     number: bool = False  # matched by rule number
+    whole: bool = False  # the question is nothing but this name
 
 
 class ExactIndex:
     def __init__(self, units: Sequence[RuleUnit]) -> None:
         self.by_number: dict[str, list[int]] = {}
+        self.bracketed: set[str] = set()
         names: dict[str, set[int]] = {}
         for i, u in enumerate(units):
             if _NUMBER.fullmatch(u.rule_id):
@@ -74,10 +54,26 @@ class ExactIndex:
             for name in {u.rule_id, u.title}:
                 if not name or _NUMBER.fullmatch(name) or u.kind in ("ruling", "section", "faq"):
                     continue
+                if u.slug_id and name == u.rule_id:
+                    continue  # "infantry/combat/line-of-sight": the title is the name
                 key = name_key(name)
                 if len(key) >= 3:
                     names.setdefault(key, set()).add(i)
+                    if name.strip().startswith("["):
+                        self.bracketed.add(key)
         self.names = {k: sorted(v) for k, v in names.items()}
+        # One-word names no other rule of the game uses: strong (see the docstring).
+        holders: dict[str, set[int]] = {k: set() for k in self.names if " " not in k}
+        for j, u in enumerate(units):
+            for word in set(re.findall(r"[a-z0-9]+", normalize(u.search_text).lower())):
+                if word in holders:
+                    holders[word].add(j)
+        self.distinct_words = set()
+        for key, used_by in holders.items():
+            named = set(self.names[key])
+            games = {units[p].game for p in named}
+            if not any(units[j].game in games for j in used_by - named):
+                self.distinct_words.add(key)
         self.max_words = max((k.count(" ") + 1 for k in self.names), default=1)
 
     def match(self, question: str) -> list[ExactMatch]:
@@ -90,7 +86,8 @@ class ExactIndex:
                     seen.add(i)
         # Look up every word n-gram of the question (longest first) in the name
         # table: cost grows with the question, not with the number of rules.
-        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", name_key(question).replace("-", " "))
+        whole_key = name_key(question)
+        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", whole_key.replace("-", " "))
         used = [False] * len(words)
         for n in range(min(self.max_words, len(words)), 0, -1):
             for i in range(len(words) - n + 1):
@@ -102,9 +99,10 @@ class ExactIndex:
                     continue
                 for j in range(i, i + n):
                     used[j] = True
-                strong = key not in _COMMON
+                whole = n == len(words) and key == whole_key.replace("-", " ")
+                strong = n > 1 or key in self.bracketed or key in self.distinct_words or whole
                 for p in positions:
                     if p not in seen:
-                        out.append(ExactMatch(p, strong, key))
+                        out.append(ExactMatch(p, strong, key, whole=whole))
                         seen.add(p)
         return out

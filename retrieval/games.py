@@ -1,13 +1,18 @@
 """Which game a question is about, when the player did not say.
 
-Two kinds of evidence, strongest first:
+Evidence, strongest first:
 
-1. names and jargon only one game uses ("in AoS", "warcaster", "stratagem",
-   "WIZARD"), a short curated list: these are facts about the games, not
-   about the loaded rulebooks, so they also work for rules not yet ingested;
-2. words distinctive of one game's loaded rules (computed from the index:
-   a word counts when nearly all its occurrences are in one game).
+1. the game named outright: its slug, display name or an alias from the
+   manifests ("in skirmishers", "in AoS", "40k");
+2. jargon only one game uses, where its manifest lists some (``cues``:
+   hand-written regexes, shipped only for the seed games; an extra, since
+   they also work for rules not yet ingested);
+3. words distinctive of one game's loaded rules, learned at index load: a
+   word counts when nearly all the rule units that use it are one game's.
+   (Rule names that only one game has are a fourth, stronger vote, cast by
+   the exact-name lookup in ``retrieval.hybrid``.)
 
+Any game works with (1) and (3) alone; nothing here knows a game by name.
 A question with no clear winner is searched across all games.
 """
 
@@ -16,48 +21,36 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import GameInfo, RuleUnit
 from ruleslawyer.retrieval.tokens import tokenize
 
-# (pattern, game, weight). Weight 3 = the game named outright.
-_CUES: list[tuple[str, str, float]] = [
-    (r"\b(?:40k|40,?000|wh40k|warhammer 40|grimdark)\b", "40k", 3),
-    (r"\b(?:aos|age of sigmar|sigmar|mortal realms)\b", "aos", 3),
-    (r"\b(?:warmachine|hordes|wmh|mk ?(?:iii|iv|3|4))\b", "warmachine", 3),
-    (
-        r"\b(?:stratagems?|battle-?shock(?:ed)?|datasheets?|command points?|overwatch|"
-        r"deep strike|fights? first|feel no pain|lethal hits|sustained hits|devastating wounds|"
-        r"titanic|engaged|advanced?|fall(?:s|ing)? back|fell back|space marines?|orks?|"
-        r"necrons?|tyranids?|intercessors?|objective control|\boc\b|psykers?)\b",
-        "40k",
-        1.5,
-    ),
-    (
-        r"\b(?:wizards?|priests?|warscrolls?|manifestations?|unbind|banish|ward save|ward|"
-        r"rally|redeploy|counter ?charge|all-out (?:attack|defen[cs]e)|hero phase|"
-        r"stormcast|seraphon|skaven|battle tactics?|places? of power|prayers?|"
-        r"combat range|in combat|power through|covering fire)\b",
-        "aos",
-        1.5,
-    ),
-    (
-        r"\b(?:warcasters?|warlocks?|warjacks?|warbeasts?|focus|fury|feats?|"
-        r"any ?time abilit(?:y|ies)|infernals?|knocked down|slam(?:s|med)?|trample|rof|"
-        r"reposition|teleport|countercharge|activation|soul phase|impact attacks?|"
-        r"orders?|cast(?:ing)? a spell before)\b",
-        "warmachine",
-        1.5,
-    ),
-]
-_COMPILED = [(re.compile(p, re.I), g, w) for p, g, w in _CUES]
+NAMED_WEIGHT = 3.0  # the game named outright
+CUE_WEIGHT = 1.5  # a manifest's jargon cue
 # Below this margin the question is searched in every game.
 MIN_MARGIN = 1.0
 
 
+def _phrase(text: str) -> str:
+    """A name as a whole-word regex that tolerates spacing and hyphens."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", text.strip()) if w]
+    return r"(?<![\w])" + r"[\s\-]?".join(words) + r"(?![\w])" if words else ""
+
+
 class GameDetector:
-    def __init__(self, units: Sequence[RuleUnit]) -> None:
+    def __init__(self, units: Sequence[RuleUnit], games: Iterable[GameInfo] = ()) -> None:
+        self.cues: list[tuple[re.Pattern[str], str, float]] = []
+        for info in games:
+            names = [n for n in (info.slug, info.name, *info.aliases) if n]
+            pattern = "|".join(p for p in dict.fromkeys(_phrase(n) for n in names) if p)
+            if pattern:
+                self.cues.append((re.compile(pattern, re.I), info.slug, NAMED_WEIGHT))
+            for cue in info.cues:
+                try:
+                    self.cues.append((re.compile(rf"\b(?:{cue})\b", re.I), info.slug, CUE_WEIGHT))
+                except re.error:
+                    continue  # a bad cue in a user's manifest must not break search
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         for u in units:
             counts[u.game].update(set(tokenize(u.title + " " + u.search_text)))
@@ -76,7 +69,7 @@ class GameDetector:
 
     def scores(self, question: str) -> dict[str, float]:
         score: dict[str, float] = defaultdict(float)
-        for rx, game, weight in _COMPILED:
+        for rx, game, weight in self.cues:
             # each distinct cue counts ("warjack" and "slam" are two clues), up to three
             found = {m.group(0).lower() for m in rx.finditer(question)}
             score[game] += weight * min(3, len(found))

@@ -27,7 +27,7 @@ import numpy as np
 from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.store import StoredIndex
-from ruleslawyer.records import Hit, SearchResult
+from ruleslawyer.records import GameInfo, Hit, SearchResult
 from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, name_key
 from ruleslawyer.retrieval.games import GameDetector
 from ruleslawyer.retrieval.tokens import tokenize
@@ -82,7 +82,11 @@ class HybridRetriever:
         self.embedder = embedder
         self.tuning = tuning or Tuning.load()
         self.games = np.array([u.game for u in self.units])
-        self.detector = GameDetector(self.units)
+        games = [
+            GameInfo.from_dict({**d, "slug": g})
+            for g, d in (index.manifest.get("games") or {}).items()
+        ]
+        self.detector = GameDetector(self.units, games)
         self.exact = ExactIndex(self.units)
         corpus = [tokenize(f"{u.title} {u.rule_id} {u.search_text}") or [""] for u in self.units]
         self.bm25 = bm25s.BM25()
@@ -189,14 +193,15 @@ class HybridRetriever:
         for rank, m in enumerate(sig.exact):
             fused[m.position] += t.w_exact / (t.rrf_k + rank + 1)
             why.setdefault(m.position, []).append("exact")
-            # A rule number is unambiguous: always first. Pinning named rules is tuned.
-            if m.number or (m.strong and t.pin_names):
+            # A rule number, or a question that is only a rule's name, is a lookup:
+            # always first. Pinning rules named inside a question is tuned.
+            if m.number or m.whole or (m.strong and t.pin_names):
                 pinned.append(m.position)
 
         idx = np.flatnonzero(mask & (fused > 0))
         top_idx = idx[np.argsort(-fused[idx], kind="stable")[: k + len(pinned)]]
         top = (pinned + [int(i) for i in top_idx if int(i) not in pinned])[:k]
-        best = float(fused[top[0]]) if top else 1.0
+        best = max((float(fused[i]) for i in top), default=1.0)
         hits = [
             Hit(self.units[i], float(fused[i]) / best if best else 0.0, tuple(why.get(i, ())))
             for i in top

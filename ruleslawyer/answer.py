@@ -30,7 +30,7 @@ from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
-from ruleslawyer.records import GAME_NAMES, Answer, Citation, SearchResult, Verdict
+from ruleslawyer.records import Answer, Citation, SearchResult, Verdict
 from ruleslawyer.verdict import Calibration, decide, features, is_yes_no, probability_yes
 
 _RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,2}\.\d{2}(?![\d])")
@@ -80,10 +80,15 @@ class AnswerStream:
 
 class Answerer:
     def __init__(
-        self, llm: LLM | None, picker: EvidencePicker, calibration: Calibration | None = None
+        self,
+        llm: LLM | None,
+        picker: EvidencePicker,
+        calibration: Calibration | None = None,
+        game_names: dict[str, str] | None = None,
     ) -> None:
         self.llm = llm
         self.picker = picker
+        self.game_names = game_names or {}
         self.calibration = calibration or (
             Calibration.for_model(llm.name) if llm else Calibration()
         )
@@ -212,7 +217,7 @@ class Answerer:
             f"[{ev.unit.rule_id}] {' '.join(ev.quote.split())[:PROMPT_QUOTE_CHARS]}"
             for ev in evidence[:2]
         )
-        game = GAME_NAMES.get(search.game or "", "tabletop wargames")
+        game = self.game_names.get(search.game or "") or search.game or "tabletop games"
         messages: list[ChatMessage] = [
             {"role": "system", "content": render("answer_system", game_name=game)},
             {

@@ -15,10 +15,12 @@ from typing import Any
 import click
 
 from ruleslawyer.errors import InputError, RulesLawyerError
-from ruleslawyer.records import GAMES, RuleUnit
+from ruleslawyer.records import RuleUnit
 from ruleslawyer.settings import Settings
 
-GAME_CHOICE = click.Choice([*GAMES, "auto"], case_sensitive=False)
+# Any game in the index (its slug, name or an alias); `ruleslawyer games` lists them.
+GAME_HELP = "Only this game (default: detected from the question); see `ruleslawyer games`."
+FORMATS = ("auto", "text", "pdf", "markdown", "html")
 
 
 class Context:
@@ -43,7 +45,7 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 def _game(value: str | None) -> str | None:
-    return None if value in (None, "auto") else value.lower()
+    return None if value is None or value.strip().lower() in ("", "auto") else value
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,8 +74,19 @@ def cli(ctx: click.Context, data_dir: Path | None) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--game",
-    type=click.Choice(GAMES, case_sensitive=False),
-    help="Game of the rulebooks in PATHS (required with PATHS).",
+    help="Game of the rulebooks in PATHS (required with PATHS): a loaded game, or a new "
+    "game's slug such as bolt-action.",
+)
+@click.option("--game-name", help="How a new game is shown, e.g. 'Bolt Action'.")
+@click.option("--edition", help="The game's edition, e.g. '3rd edition'.")
+@click.option("--title", help="Title of the rulebook(s) in PATHS (default: the file name).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS, case_sensitive=False),
+    default="auto",
+    show_default=True,
+    help="Read PATHS as this format instead of detecting it from the name and content.",
 )
 @click.option("--encoding", help="Text encoding of PATHS when not UTF-8 (e.g. cp1252).")
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
@@ -83,19 +96,34 @@ def ingest(
     ctx: Context,
     paths: tuple[Path, ...],
     game: str | None,
+    game_name: str | None,
+    edition: str | None,
+    title: str | None,
+    fmt: str,
     encoding: str | None,
     force: bool,
     as_json: bool,
 ) -> None:
     """Build the rules index from the seed rulebooks and any added ones.
 
-    With PATHS, each text file is validated, copied into your rulebook
-    library as a GAME rulebook, and indexed with the rest. A bad file is
-    refused with a message and the existing index is left untouched.
+    With PATHS (PDF, Markdown, HTML or text files), each file is read and
+    checked, copied into your rulebook library as a GAME rulebook, and
+    indexed with the rest. A bad file is refused with a message and the
+    existing index is left untouched.
     """
     service = ctx.service()
     bar = _Bar(enabled=not as_json)
-    report = service.ingest(list(paths), game=game, encoding=encoding, force=force, progress=bar)
+    report = service.ingest(
+        list(paths),
+        game=game,
+        encoding=encoding,
+        force=force,
+        progress=bar,
+        format=None if fmt == "auto" else fmt,
+        game_name=game_name,
+        edition=edition,
+        title=title,
+    )
     bar.close()
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
@@ -105,7 +133,8 @@ def ingest(
             f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild."
         )
     for f in report.files:
-        click.echo(f"{f.file}  [{f.game}, {f.parser} parser]  {f.units} units")
+        pages = f", {f.pages} pages" if f.pages else ""
+        click.echo(f"{f.file}  [{f.game}, {f.format}: {f.parser} parser{pages}]  {f.units} units")
         click.echo(f"    titles: {f.titles_printed} printed, {len(f.titles_inferred)} recovered")
         for t in f.titles_inferred:
             click.echo(f"      {t}")
@@ -115,6 +144,9 @@ def ingest(
             click.echo(
                 f"    left out as page furniture: {f.furniture_chars} chars ({'; '.join(f.furniture)})"
             )
+        if f.dropped:
+            dropped = ", ".join(f"{n} {why}" for why, n in sorted(f.dropped.items()))
+            click.echo(f"    left out: {dropped}")
         for w in f.warnings:
             click.echo(f"    warning: {w}")
     by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())
@@ -122,6 +154,29 @@ def ingest(
         click.echo(
             f"Indexed {report.units} rules ({by_game}) in {report.seconds:.1f}s "
             f"({report.embedded_chunks} chunks embedded, {report.reused_vectors} reused) -> {report.index_path}"
+        )
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
+@pass_ctx
+def games(ctx: Context, as_json: bool) -> None:
+    """List the games in the index: slug, name, edition, rulebooks and rules."""
+    service = ctx.service()
+    units = service.units()
+    books = service.rulebooks()
+    rows = []
+    for info in service.games():
+        files = [b.file for b in books if b.game == info.slug]
+        count = sum(1 for u in units if u.game == info.slug)
+        rows.append({**info.to_dict(), "rulebooks": files, "rules": count})
+    if as_json:
+        click.echo(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
+    for r in rows:
+        name = f"{r['name']}, {r['edition']}" if r["edition"] else r["name"]
+        click.echo(
+            f"{r['slug']:14s} {name or '-':32s} {r['rules']:5d} rules  {', '.join(r['rulebooks'])}"
         )
 
 
@@ -152,7 +207,7 @@ def rules() -> None:
 
 
 @rules.command("list")
-@click.option("--game", type=click.Choice(GAMES, case_sensitive=False), help="Only this game.")
+@click.option("--game", help="Only this game (see `ruleslawyer games`).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of rule units.")
 @pass_ctx
 def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
@@ -169,11 +224,11 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
 
 @rules.command("show")
 @click.argument("rule_id")
-@click.option("--game", type=click.Choice(GAMES, case_sensitive=False), help="Only this game.")
+@click.option("--game", help="Only this game (see `ruleslawyer games`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the unit(s) as JSON.")
 @pass_ctx
 def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> None:
-    """Print one rule by its number or name (e.g. 24.21, Redeploy, FAQ 1)."""
+    """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight")."""
     units = ctx.service().find_rules(rule_id, game)
     if as_json:
         payload: Any = units[0].to_dict() if len(units) == 1 else [u.to_dict() for u in units]
@@ -192,7 +247,9 @@ def _format_unit(u: RuleUnit) -> str:
     )
     lines = [
         click.style(f"{u.game} {u.rule_id}{title}", bold=True) + note,
-        f"{u.parent} · {u.source.file} chars {u.source.start}-{u.source.end}",
+        " · ".join(
+            x for x in (u.parent, u.source.where, f"chars {u.source.start}-{u.source.end}") if x
+        ),
         "",
         u.text,
     ]
@@ -215,9 +272,7 @@ def _title_note(u: RuleUnit) -> str:
 # --- search -------------------------------------------------------------------
 @cli.command()
 @click.argument("query", required=False)
-@click.option(
-    "--game", type=GAME_CHOICE, help="Only this game (default: detected from the question)."
-)
+@click.option("--game", help=GAME_HELP)
 @click.option(
     "-k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many rules."
 )
@@ -254,9 +309,10 @@ def search(
         click.echo("No rule clearly matches; the closest ones:")
     for n, h in enumerate(result.hits, 1):
         u = h.unit
+        where = f"  {u.parent} · {u.source.where}" if u.slug_id else ""
         click.echo(
             click.style(f"{n}. [{u.label}]", bold=True)
-            + f"  score {h.score:.2f}  ({', '.join(h.why)})"
+            + f"{where}  score {h.score:.2f}  ({', '.join(h.why)})"
         )
         snippet = " ".join(u.text.split())
         click.echo(f"   {snippet[:240]}{'...' if len(snippet) > 240 else ''}")
@@ -303,9 +359,7 @@ def llm_options(f: Any) -> Any:
 
 @cli.command()
 @click.argument("question", required=False)
-@click.option(
-    "--game", type=GAME_CHOICE, help="Only this game (default: detected from the question)."
-)
+@click.option("--game", help=GAME_HELP)
 @click.option(
     "--batch",
     type=click.File("r", encoding="utf-8", errors="replace"),
@@ -424,14 +478,20 @@ def print_answer(answer: dict[str, Any]) -> None:
     )
     click.echo(answer["answer"])
     for c in answer["citations"]:
-        shown = c["title"].strip("[]")
-        same = shown.lower() == c["rule_id"].lower()
-        inferred = c.get("title_source") == "first-words"
-        title = f" {shown}" if c["title"] and not inferred and not same else ""
-        click.echo(click.style(f"\n[{c['game']} {c['rule_id']}{title}]", bold=True))
+        click.echo(click.style(f"\n[{citation_heading(c)}]", bold=True))
         click.echo(f'  "{" ".join(c["quote"].split())}"')
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
+
+
+def citation_heading(c: dict[str, Any]) -> str:
+    """``40k 24.21 Lance`` or ``skirmishers Resolving Fire (Infantry > Combat; rules.pdf p. 9)``."""
+    unit = RuleUnit.from_dict({**c, "text": c.get("text", "")})
+    # A printed number says where a rule is; a heading needs its section, file and page.
+    located = unit.slug_id or unit.source.page is not None
+    parts = (unit.parent if unit.slug_id else "", unit.source.where if located else "")
+    where = "; ".join(x for x in parts if x)
+    return f"{unit.label} ({where})" if where else unit.label
 
 
 # --- eval -----------------------------------------------------------------------
@@ -512,18 +572,23 @@ def eval_cmd(
 
 
 def _corpus_texts(service: Any) -> dict[str, str]:
-    """Text of every loaded rulebook by game, for checking seed_quote fields."""
+    """Text of every loaded rulebook by game, for checking seed_quote fields: the
+    indexed rule text (any format), plus the raw text of plain-text books."""
     from ruleslawyer.ingest.reader import read_rulebook
 
     texts: dict[str, list[str]] = {}
+    for unit in service.units():
+        texts.setdefault(unit.game, []).append(unit.text)
     for book in service.rulebooks():
+        if book.path.suffix.lower() not in (".txt", ".text"):
+            continue
         try:
             texts.setdefault(book.game, []).append(
                 read_rulebook(book.path, max_bytes=service.settings.max_rulebook_bytes)
             )
         except RulesLawyerError:
             continue
-    return {g: "\n".join(t) for g, t in texts.items()}
+    return {g: "\n\n".join(t) for g, t in texts.items()}
 
 
 # --- serve --------------------------------------------------------------------
@@ -661,6 +726,10 @@ def run(argv: list[str] | None = None) -> int:
         return err.exit_code
     except RulesLawyerError as err:
         click.echo(f"Error: {_one_line(str(err))}", err=True)
+        # A dataset with 12 bad lines lists all 12, one per line, so they
+        # can all be fixed in one pass.
+        for detail in getattr(err, "problems", ()):
+            click.echo(f"  {detail}", err=True)
         return 1
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)

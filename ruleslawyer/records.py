@@ -10,28 +10,74 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Game = Literal["40k", "aos", "warmachine"]
-GAMES: tuple[Game, ...] = ("40k", "aos", "warmachine")
-GAME_NAMES: dict[str, str] = {
-    "40k": "Warhammer 40,000",
-    "aos": "Age of Sigmar",
-    "warmachine": "Warmachine",
-}
+# A game is data: a slug ("40k", "skirmishers", "bolt-action") named by the
+# rulebook manifests, never a fixed list in code (see ``GameInfo``).
+Game = str
 
 Verdict = Literal["yes", "no", "depends", "answer", "not_found"]
 VERDICTS: tuple[Verdict, ...] = ("yes", "no", "depends", "answer", "not_found")
 
 
 @dataclass(frozen=True)
+class GameInfo:
+    """One game the index knows: its slug and what the manifests say about it.
+
+    ``aliases`` are other names players use for it ("wh40k"); ``cues`` are
+    optional hand-written regexes of jargon only this game uses. Both only
+    help detect the game from a question; a game without them is detected
+    from its own rules' words and rule names (``retrieval.games``).
+    """
+
+    slug: str
+    name: str = ""
+    edition: str = ""
+    aliases: tuple[str, ...] = ()
+    cues: tuple[str, ...] = ()
+
+    @property
+    def display(self) -> str:
+        return self.name or self.slug
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "edition": self.edition,
+            "aliases": list(self.aliases),
+            "cues": list(self.cues),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameInfo:
+        return cls(
+            slug=str(d["slug"]),
+            name=str(d.get("name", "")),
+            edition=str(d.get("edition", "")),
+            aliases=tuple(str(a) for a in d.get("aliases", ())),
+            cues=tuple(str(c) for c in d.get("cues", ())),
+        )
+
+
+@dataclass(frozen=True)
 class Source:
-    """Where a unit's text came from: file name and character span in it."""
+    """Where a unit's text came from: file name, character span in the text
+    read from it, and the page it starts on (formats with pages: PDF)."""
 
     file: str
     start: int
     end: int
+    page: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "start": self.start, "end": self.end}
+        d: dict[str, Any] = {"file": self.file, "start": self.start, "end": self.end}
+        if self.page is not None:
+            d["page"] = self.page
+        return d
+
+    @property
+    def where(self) -> str:
+        """``skirmishers.pdf p. 8``: how an answer says where the rule is."""
+        return f"{self.file} p. {self.page}" if self.page is not None else self.file
 
 
 @dataclass(frozen=True)
@@ -51,7 +97,9 @@ class RuleUnit:
     source: Source = field(default_factory=lambda: Source("", 0, 0))
     refs: tuple[str, ...] = ()
     title_inferred: bool = False
-    # printed | body | nav | chapter | manifest | first-words | "" (see ingest.numbered)
+    # printed | heading | body | nav | chapter | manifest | first-words | ""
+    # (see ingest.numbered; "heading" = a PDF/Markdown/HTML heading, whose
+    # rule_id is the slug of its heading path when no number is printed)
     title_source: str = ""
     merged: int = 0  # identical copies of this unit dropped at ingest
     kind: str = "rule"  # rule | ability | ruling | faq | appendix | section
@@ -63,12 +111,18 @@ class RuleUnit:
 
     @property
     def label(self) -> str:
-        """How a citation chip shows the unit: ``40k 24.21 [LANCE]``."""
+        """How a citation chip shows the unit: ``40k 24.21 [LANCE]``, or for a
+        heading with no printed number ``skirmishers Resolving Fire``."""
         if not self.title or self.title_source == "first-words":
             return f"{self.game} {self.rule_id}"
-        if self.title.lower().startswith(self.rule_id.lower()):
+        if self.title.lower().startswith(self.rule_id.lower()) or self.slug_id:
             return f"{self.game} {self.title}"
         return f"{self.game} {self.rule_id} {self.title}"
+
+    @property
+    def slug_id(self) -> bool:
+        """True when ``rule_id`` is a heading path slug, not a printed number or name."""
+        return self.title_source == "heading" and not self.rule_id[:1].isdigit()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,7 +155,10 @@ class RuleUnit:
             text=str(d["text"]),
             parent=str(d.get("parent", "")),
             source=Source(
-                str(src.get("file", "")), int(src.get("start", 0)), int(src.get("end", 0))
+                str(src.get("file", "")),
+                int(src.get("start", 0)),
+                int(src.get("end", 0)),
+                None if src.get("page") is None else int(src["page"]),
             ),
             refs=tuple(d.get("refs", ())),
             title_inferred=bool(d.get("title_inferred", False)),
@@ -169,8 +226,10 @@ class Citation:
             "game": self.unit.game,
             "title": self.unit.title,
             "title_source": self.unit.title_source,
+            "parent": self.unit.parent,
             "quote": self.quote,
             "text": self.unit.text,
+            "source": self.unit.source.to_dict(),
         }
 
 

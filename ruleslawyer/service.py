@@ -20,10 +20,9 @@ from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
 from ruleslawyer.ingest.embed import Embedder, make_embedder
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.ingest.pipeline import IngestReport, build_index
-from ruleslawyer.ingest.reader import read_rulebook
-from ruleslawyer.ingest.sources import Rulebook, add_to_library, check_game, read_manifest
+from ruleslawyer.ingest.sources import Catalog, Rulebook, add_to_library, check_game, read_manifest
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
-from ruleslawyer.records import RuleUnit, SearchResult
+from ruleslawyer.records import GameInfo, RuleUnit, SearchResult
 from ruleslawyer.settings import Settings
 
 _UNSET: Any = object()
@@ -77,10 +76,14 @@ class RulesService:
                 self._embedder = make_embedder(self.settings.embedder, self.settings.n_threads)
             return self._embedder
 
-    def rulebooks(self) -> list[Rulebook]:
-        return read_manifest(self.settings.seeds_dir, "seeds") + read_manifest(
-            self.settings.library_dir, "library"
+    def catalog(self) -> Catalog:
+        """The seeds' and the library's manifests: every rulebook and game detail."""
+        return read_manifest(self.settings.seeds_dir, "seeds").merged(
+            read_manifest(self.settings.library_dir, "library")
         )
+
+    def rulebooks(self) -> list[Rulebook]:
+        return list(self.catalog().rulebooks)
 
     # --- ingest -------------------------------------------------------------
     def ingest(
@@ -91,25 +94,43 @@ class RulesService:
         encoding: str | None = None,
         force: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        format: str | None = None,
+        game_name: str | None = None,
+        edition: str | None = None,
+        title: str | None = None,
     ) -> IngestReport:
-        """Add ``paths`` (if any) to the library, then (re)build the index from all rulebooks."""
+        """Add ``paths`` (if any) to the library, then (re)build the index from all rulebooks.
+
+        ``game`` is any slug (a new one creates the game); ``game_name`` and
+        ``edition`` say how it is shown. Every new file is read and parsed
+        before the library or the index is touched.
+        """
         from filelock import FileLock, Timeout
 
+        from ruleslawyer.ingest import formats
+        from ruleslawyer.ingest.pipeline import parse_file
+        from ruleslawyer.ingest.reader import decode_rulebook, read_bytes
+
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
-        new: list[tuple[Path, str]] = []
+        catalog = self.catalog()
+        new: list[tuple[Path, bytes, str]] = []
         if paths:
             if not game:
                 names = ", ".join(str(p) for p in paths)
+                known = ", ".join(sorted(catalog.games)) or "a new game's slug"
                 raise InputError(
-                    f"{names}: say which game these rules are for (--game 40k|aos|warmachine)"
+                    f"{names}: say which game these rules are for "
+                    f"(--game {known}, or a new game's slug)"
                 )
-            g = check_game(game)
+            g = check_game(game, catalog.games.values())
             for p in paths:
-                # Validate before the library or the index is touched.
-                text = read_rulebook(
-                    p, max_bytes=self.settings.max_rulebook_bytes, encoding=encoding
-                )
-                new.append((p, text))
+                # Read and parse before the library or the index is touched.
+                data = read_bytes(p, max_bytes=self.settings.max_rulebook_bytes)
+                fmt = formats.detect(p.name, data, format)
+                if not fmt.binary:  # stored as UTF-8, so --encoding is never needed again
+                    data = decode_rulebook(data, str(p), encoding).encode("utf-8")
+                parse_file(p.name, data, game=g, format=fmt.name)
+                new.append((p, data, fmt.name))
         lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
         try:
             lock.acquire(timeout=600)
@@ -118,13 +139,25 @@ class RulesService:
                 "another ingest has held the index lock for 10 minutes; try again later"
             ) from None
         try:
-            for p, text in new:
-                add_to_library(self.settings.library_dir, p.name, text, g)
+            info = GameInfo(g, game_name or "", edition or "") if paths else None
+            for p, data, fmt_name in new:
+                add_to_library(
+                    self.settings.library_dir,
+                    p.name,
+                    data,
+                    g,
+                    title=title or "",
+                    format=fmt_name if format else "",
+                    game_info=info,
+                    extensions=formats.extensions(),
+                )
+            catalog = self.catalog()
             report = build_index(
-                self.rulebooks(),
+                list(catalog.rulebooks),
                 self.store,
                 self.embedder(),
                 max_bytes=self.settings.max_rulebook_bytes,
+                games=catalog.games,
                 encoding=None,
                 force=force,
                 progress=progress,
@@ -154,10 +187,37 @@ class RulesService:
                 self._answerer = None
             return self._index
 
+    def games(self) -> list[GameInfo]:
+        """The games in the index, in index order, with what the manifests said of them."""
+        index = self.index()
+        tables = index.manifest.get("games", {})
+        present = dict.fromkeys(u.game for u in index.units)
+        return [GameInfo.from_dict({**tables.get(g, {}), "slug": g}) for g in present]
+
+    def sources(self) -> list[dict[str, Any]]:
+        """One row per indexed rulebook file: game, format, units, pages, what was
+        left out and every warning, as the last ingest reported them."""
+        return [dict(r) for r in self.index().manifest.get("report", [])]
+
+    def game_info(self, slug: str | None) -> GameInfo | None:
+        return next((g for g in self.games() if g.slug == slug), None) if slug else None
+
+    def game(self, game: str) -> str:
+        """The slug of the loaded game ``game`` names (slug, alias or name); else a clear error."""
+        games = self.games()
+        slug = check_game(game, games)
+        if slug not in {g.slug for g in games}:
+            loaded = ", ".join(g.slug for g in games)
+            raise InputError(
+                f"no rules loaded for game {game!r} (loaded: {loaded}); "
+                f"add its rulebook with `ruleslawyer ingest FILE --game {slug}`"
+            )
+        return slug
+
     def units(self, game: str | None = None) -> list[RuleUnit]:
         units = self.index().units
         if game:
-            g = check_game(game)
+            g = self.game(game)
             units = [u for u in units if u.game == g]
         return units
 
@@ -189,7 +249,7 @@ class RulesService:
             hint = f"; numbered rules here: {number_ranges([u.rule_id for u in units])}"
         else:
             hint = ""
-        where = f" in {check_game(game)}" if game else ""
+        where = f" in {self.game(game)}" if game else ""
         raise RuleNotFoundError(f"no rule {rule_id}{where}{hint}")
 
     # --- search ---------------------------------------------------------------
@@ -208,7 +268,7 @@ class RulesService:
         from ruleslawyer.retrieval.hybrid import clean_query
 
         clean_query(query)  # refuse an empty question before loading anything
-        g = check_game(game) if game else None
+        g = self.game(game) if game else None
         return self.retriever().search(
             query,
             game=g,
@@ -249,7 +309,8 @@ class RulesService:
                 cal = Calibration.for_model(llm.name) if llm is not None else Calibration()
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
-                self._answerer = Answerer(llm, picker, cal)
+                names = {g.slug: g.display for g in self.games()}
+                self._answerer = Answerer(llm, picker, cal, names)
             return self._answerer
 
     def ask(

@@ -80,7 +80,7 @@ def test_malformed_file_lists_every_problem_with_its_line(tmp_path: Path) -> Non
         "[1, 2]",  # 4 not an object
         json.dumps({**missing, "id": "40k-005"}),  # 5 missing keys
         json.dumps(record(id="40k-006", extra=1, unanswerable="no")),  # 6 unknown key, wrong type
-        json.dumps(record(id="40k-007", game="kill-team", expected_verdict="maybe")),  # 7
+        json.dumps(record(id="40k-007", game="Kill Team", expected_verdict="maybe")),  # 7
         json.dumps(record()),  # 8 duplicate id of line 1
         json.dumps(record(id="40k-009", unanswerable=True)),  # 9 unanswerable with rules
         json.dumps(record(id="40k-010", expected_facts=["ok", 3])),  # 10 wrong element type
@@ -102,7 +102,8 @@ def test_malformed_file_lists_every_problem_with_its_line(tmp_path: Path) -> Non
     assert f"{path}:5: missing keys: question, source" in text
     assert f"{path}:6: unknown keys: extra" in text
     assert f"{path}:6: unanswerable must be true or false" in text
-    assert f"{path}:7: unknown game 'kill-team'" in text
+    # any slug is a game (games are data); a name that is no slug is not
+    assert f"{path}:7: 'Kill Team' is not a game name" in text
     assert f"{path}:7: expected_verdict 'maybe' is not one of yes, no, n/a" in text
     assert f"{path}:8: duplicate id '40k-001' (first on line 1)" in text
     assert f"{path}:9: unanswerable question has expected_rules" in text

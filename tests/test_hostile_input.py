@@ -565,7 +565,12 @@ ANON_REQUESTS = [
     ("GET", "config", None),
     ("POST", "gradio_api/call/ask", {"data": [QUESTION, "auto", False]}),
     ("POST", "gradio_api/call/chat", {"data": [QUESTION, [], "auto", False]}),
-    ("POST", "gradio_api/call/add_rulebook", {"data": [None, "40k"]}),
+    ("POST", "gradio_api/call/add_rulebook", {"data": [None, "40k", "", "", ""]}),
+    (
+        "POST",
+        "gradio_api/call/add_rulebook",
+        {"data": [None, "__new__", "evil", "<script>x</script>", ""]},
+    ),
     ("POST", "gradio_api/upload", "FILE"),
     ("POST", "gradio_api/run/ask", {"data": [QUESTION, "auto", False]}),
     ("POST", "gradio_api/api/ask", {"data": [QUESTION, "auto", False]}),
@@ -656,6 +661,81 @@ def test_api_answers_after_login(locked: tuple[str, CountingService]) -> None:
         assert stream.status_code == 200 and "event: complete" in stream.text, stream.text[:500]
         assert "16.01" in stream.text
     assert counting.asked == before + 2
+
+
+# --- new games ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NewGame:
+    id: str
+    slug: str
+    name: str = ""
+    edition: str = ""
+    refusal: str | None = None  # what the one-line refusal must say; None: added
+
+
+NEW_GAMES = [
+    NewGame("markup_name", "evil", "<img src=x onerror=alert(1)>**b** ${7*7} [x](javascript:1)"),
+    NewGame("controls_name", "ctl", "Brass\x00\x1b[31m\x07 &\u202e Bayonet\x9b", "2nd\x00\n1"),
+    NewGame("toml_breaker", "toml", 'x"\n[games.40k]\nname = "pwned', "a\\"),
+    NewGame("rtl_emoji_name", "rtl", "חרב ומגן 🎲⚔️ 👨‍👩‍👧"),
+    NewGame("long_name", "long", "x" * 100_000, refusal="at most 80"),
+    NewGame("long_edition", "long", "Long", "y" * 5_000, refusal="at most 80"),
+    NewGame("slug_spaces", "Bolt Action", refusal="e.g. bolt-action"),
+    NewGame("slug_path", "../../etc/passwd", refusal="lower-case letters"),
+    NewGame("slug_markup", "<script>alert(1)</script>", refusal="lower-case letters"),
+    NewGame("slug_nul", "bb\x00", refusal="e.g. bb"),
+    NewGame("slug_huge", "a" * 100_000, refusal="at most 40 characters"),
+    NewGame("slug_empty", " \t ", "Bolt Action", refusal="e.g. bolt-action"),
+    NewGame("slug_alias", "wh40k", "Mine", refusal="already loaded as Warhammer 40,000"),
+]
+
+
+@pytest.mark.parametrize("case", NEW_GAMES, ids=[c.id for c in NEW_GAMES])
+def test_new_game_fields(case: NewGame, data_copy: Path) -> None:
+    """A new game's slug, name and edition from the Sources tab: the game is added with its
+    name as plain text (the manifests stay intact), or refused in one line, nothing added."""
+    from ruleslawyer.service import RulesService
+    from ruleslawyer.ui.app import NEW_GAME, Handlers
+
+    service = RulesService(
+        Settings(data_dir=data_copy, seeds_dir=SEEDS, embedder="fake", llm="fake")
+    )
+    handlers = Handlers(service, word_delay=0)
+    before = {g.slug: g for g in service.games()}
+    book = PROJECT_ROOT / "tests" / "fixtures" / "rulebooks" / "markdown" / "03-shooting.md"
+    status, _ = handlers.add_rulebook(
+        str(book), NEW_GAME, None, slug=case.slug, name=case.name, edition=case.edition
+    )
+    assert_inert(status)
+    m = re.search(r'<div class="rl-(ok|error)">(.*?)</div>', status, flags=re.S)
+    assert m is not None, status
+    message = html.unescape(m.group(2))
+    assert_one_line(message)
+    assert len(message) < 400, message
+    # Reloaded from disk: the manifests still parse, the seeded games are as they were.
+    fresh = RulesService(Settings(data_dir=data_copy, seeds_dir=SEEDS, embedder="fake", llm="fake"))
+    after = {g.slug: g for g in fresh.games()}
+    assert {s: after[s] for s in before} == before
+    catalog = fresh.catalog()  # the library's manifest.toml, parsed again
+    assert {s: catalog.game(s).name for s in before} == {s: g.name for s, g in before.items()}
+    if case.refusal:
+        assert m.group(1) == "error" and case.refusal in message, message
+        assert after.keys() == before.keys()
+        return
+    assert m.group(1) == "ok", message
+    (added,) = after.keys() - before.keys()
+    info = after[added]
+    assert added == case.slug and catalog.game(added).name == info.name
+    for text in (info.name, info.edition):
+        assert "\n" not in text and not CONTROLS.search(text)
+        assert "\u202e" not in text
+    # Shown as text wherever the page names it: the answer's meta line, the table, chips.
+    final = list(handlers.chat("Can a Disordered unit go on Overwatch?", [], added, True, None))
+    page = message_texts(final[-1][0])[-1]
+    assert_inert(page)
+    assert "rl-done" in page and info.display in html.unescape(page), page[:300]
+    table = handlers.sources_table()
+    assert info.display in set(table["Game"])
 
 
 # --- rulebook size ------------------------------------------------------------------

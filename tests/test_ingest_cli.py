@@ -184,7 +184,7 @@ def test_added_rulebook_is_indexed_and_persists(
     assert "[SIEGE] weapon" in out and out.startswith("40k 55.03 [SIEGE]")
     library = data_dir / "rulebooks"
     assert (library / "fortress.txt").read_text(encoding="utf-8") == SMALL_BOOK
-    assert [b.file for b in read_manifest(library, "library")] == ["fortress.txt"]
+    assert [b.file for b in read_manifest(library, "library").rulebooks] == ["fortress.txt"]
 
     book.unlink()  # the library copy, not the original, is what is indexed
     for args in (("ingest",), ("ingest", "--force")):
@@ -246,8 +246,9 @@ def test_bad_files_are_refused_and_index_unchanged(
         assert named in line, (args, line)
         assert index_state(data_dir) == before_files, args
         assert rules_json(cli_run, data_dir)[0] == before_json, args
-    assert not (data_dir / "rulebooks").exists() or not read_manifest(
-        data_dir / "rulebooks", "library"
+    assert (
+        not (data_dir / "rulebooks").exists()
+        or not read_manifest(data_dir / "rulebooks", "library").rulebooks
     )
 
 
@@ -281,7 +282,7 @@ def test_safe_name_refuses_empty_names(name: str) -> None:
 
 def test_path_traversal_upload_stays_in_library(tmp_path: Path) -> None:
     library = tmp_path / "data" / "rulebooks"
-    book = add_to_library(library, "../../etc/passwd", SMALL_BOOK, "40k")
+    book = add_to_library(library, "../../etc/passwd", SMALL_BOOK.encode(), "40k")
     assert book.path.resolve().parent == library.resolve()
     assert book.path.read_text(encoding="utf-8") == SMALL_BOOK
     assert not (tmp_path / "etc").exists()
@@ -290,7 +291,7 @@ def test_path_traversal_upload_stays_in_library(tmp_path: Path) -> None:
         "manifest.toml",
         "passwd.txt",
     ]
-    assert [b.file for b in read_manifest(library, "library")] == ["passwd.txt"]
+    assert [b.file for b in read_manifest(library, "library").rulebooks] == ["passwd.txt"]
 
 
 # --- the installed command -----------------------------------------------------------------------

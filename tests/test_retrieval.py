@@ -93,9 +93,32 @@ def test_tokens_keep_rules_vocabulary() -> None:
 
 
 def test_detector_needs_a_clear_winner(seeded_service) -> None:
-    detector = GameDetector(seeded_service.units())
+    detector = GameDetector(seeded_service.units(), seeded_service.games())
     assert detector.detect("in warmachine can I feat") == "warmachine"
     assert detector.detect("hello there") is None
+
+
+def test_detector_learns_a_game_without_cues(seeded_service) -> None:
+    """A game with no manifest cues is still found: by its name, and by words only its rules use."""
+    from ruleslawyer.records import GameInfo, RuleUnit
+
+    texts = [
+        "Dots are laid out on mapsheets; a trooper moves between adjacent dots.",
+        "Each trooper spends AP to move one dot, and 2 AP to move while prone.",
+        "A trooper with 8 AP may stand, crawl and fire in one turn.",
+        "Firing arcs cost AP; a trooper may hold one arc per weapon.",
+    ]
+    units = [
+        *seeded_service.units(),
+        *(
+            RuleUnit(f"rules/r{i}", "skirmishers", f"R{i}", t, search_text=t)
+            for i, t in enumerate(texts)
+        ),
+    ]
+    games = [*seeded_service.games(), GameInfo("skirmishers", "Skirmishers")]
+    detector = GameDetector(units, games)
+    assert detector.detect("in skirmishers can I move twice") == "skirmishers"
+    assert detector.detect("how many AP does my trooper spend per dot") == "skirmishers"
 
 
 def test_search_cli_json_and_batch(cli_run, seeded_settings, tmp_path) -> None:

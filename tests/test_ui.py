@@ -11,12 +11,16 @@ from typing import Any
 import pytest
 
 from ruleslawyer.errors import RulesLawyerError
-from ruleslawyer.records import Answer, Citation, RuleUnit, SearchResult
+from ruleslawyer.records import Answer, Citation, RuleUnit, SearchResult, Source
+from ruleslawyer.settings import PROJECT_ROOT
 from ruleslawyer.ui import format as fmt
 
 ZORGON = (
     "3.01 Test Rule\nEach time a Zorgon moves, it glows.\n3.02 Other Rule\nZorgons cannot fly.\n"
 )
+RULEBOOKS = PROJECT_ROOT / "tests" / "fixtures" / "rulebooks"
+BRASS_MD = sorted((RULEBOOKS / "markdown").glob("0*.md"))
+BRASS_HTML = RULEBOOKS / "html" / "brass-and-bayonet.html"
 
 
 def unit(text: str = "Plain text.", **kw: Any) -> RuleUnit:
@@ -153,6 +157,111 @@ def test_stream_words_grows_one_word_at_a_time() -> None:
     assert prefixes == ["No.", "No.  40k", "No.  40k 16.01:", "No.  40k 16.01: quote"]
 
 
+def pdf_unit(**kw: Any) -> RuleUnit:
+    """A unit as the PDF reader makes it: a heading-path slug ID, a breadcrumb, a page."""
+    base: dict[str, Any] = {
+        "rule_id": "infantry/combat/line-of-sight",
+        "game": "skirmishers",
+        "title": "Line of Sight",
+        "title_source": "heading",
+        "parent": "Infantry > Combat",
+        "text": "A model can see a target if a straight line can be drawn to it.",
+        "source": Source("skirmishers.pdf", 0, 10, page=9),
+    }
+    base.update(kw)
+    return RuleUnit(**base)
+
+
+def test_chip_and_rule_panel_show_title_file_and_page() -> None:
+    u = pdf_unit()
+    assert fmt.chip_label(u) == "skirmishers Line of Sight · p. 9"
+    chips = fmt.chips_html((Citation(u, "a straight line"),))
+    assert ">skirmishers Line of Sight · p. 9</button>" in chips
+    assert fmt.parse_chip_value(html_text(chips.split('value="')[1].split('"')[0])) == (
+        "skirmishers",
+        "infantry/combat/line-of-sight",
+        ["a straight line"],
+    )
+    assert fmt.rule_where(u) == "Infantry > Combat · skirmishers.pdf p. 9"
+    panel = fmt.rule_html(u, "a straight line")
+    head = panel.split('class="rl-rule-head">')[1].split("</div>")[0]
+    meta = panel.split('class="rl-rule-meta">')[1].split("</div>")[0]
+    assert html_text(head) == "skirmishers Line of Sight"
+    assert html_text(meta) == "Infantry > Combat · skirmishers.pdf p. 9"
+    assert "<mark" in panel
+    text = fmt.plain_answer(answer(citations=(Citation(u, "a straight line"),)))
+    assert 'skirmishers Line of Sight · p. 9: "a straight line"' in text
+
+
+def test_no_page_no_page_mark() -> None:
+    u = unit(parent="Core Abilities", source=Source("004.txt", 0, 10))
+    assert fmt.chip_label(u) == "40k 24.21 [LANCE]"
+    assert fmt.rule_where(u) == "Core Abilities · 004.txt"
+    md = pdf_unit(source=Source("rules.md", 0, 10), parent="")
+    assert fmt.chip_label(md) == "skirmishers Line of Sight"
+    assert fmt.rule_where(md) == "rules.md"
+
+
+def test_answer_names_the_game_by_its_display_name() -> None:
+    assert not hasattr(fmt, "GAME_LABELS")
+    names = {"40k": "Warhammer 40,000", "bolt-action": "Bolt Action"}
+    assert "Warhammer 40,000 · fake" in html_text(fmt.answer_html(answer(), None, names))
+    assert "40k · fake" in fmt.answer_html(answer())  # no names: the slug
+    assert fmt.game_display(None, names) == "all games"
+    assert fmt.game_display("bolt-action", names) == "Bolt Action"
+    assert fmt.game_display("unknown", names) == "unknown"
+
+
+def test_source_rows_group_by_game_and_say_what_was_left_out() -> None:
+    rows = [
+        {
+            "file": "zeta.txt",
+            "game": "40k",
+            "format": "text",
+            "parser": "numbered",
+            "units": 12,
+            "pages": 0,
+            "dropped": {},
+            "furniture": ["page number", "running header"],
+            "furniture_chars": 1234,
+            "warnings": [],
+            "origin": "seeds",
+        },
+        {
+            "file": "skirmishers.pdf",
+            "game": "skirmishers",
+            "format": "pdf",
+            "parser": "pdf",
+            "units": 40,
+            "pages": 12,
+            "dropped": {"table of contents lines": 8, "running headers and footers": 28},
+            "warnings": ["page 3 has no text layer\n(scanned?)", "2 headings without text"],
+            "origin": "library",
+        },
+        {"file": "alpha.txt", "game": "40k", "format": "text", "parser": "text", "units": 3},
+    ]
+    names = {"skirmishers": "Skirmishers", "40k": "Warhammer 40,000"}
+    out = fmt.source_rows(rows, names)
+    assert [r[:2] for r in out] == [
+        ["Skirmishers", "skirmishers.pdf"],
+        ["Warhammer 40,000", "alpha.txt"],
+        ["Warhammer 40,000", "zeta.txt"],
+    ]
+    assert out[0] == [
+        "Skirmishers",
+        "skirmishers.pdf",
+        "PDF",
+        40,
+        12,
+        "28 running headers and footers, 8 table of contents lines",
+        "page 3 has no text layer; 2 headings without text",
+    ]
+    assert out[1][2:6] == ["text", 3, "", ""]
+    assert out[2][2] == "text (numbered)"
+    assert out[2][5] == "page number, running header (1,234 characters)"
+    assert fmt.left_out({"dropped": {"cover lines": 0}}) == ""
+
+
 def test_title_note_for_inferred_and_merged() -> None:
     assert fmt.title_note(unit()) == ""
     assert "rule text" in fmt.title_note(unit(title_inferred=True, title_source="body"))
@@ -213,6 +322,14 @@ def content(history: list[Any]) -> str:
     return str(history[-1]["content"])
 
 
+def component(demo: Any, elem_id: str) -> Any:
+    return next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == elem_id)
+
+
+def choice_values(block: Any) -> list[str]:
+    return [v for _, v in block.choices]
+
+
 def test_build_app_makes_blocks_without_launching(seeded_service: Any) -> None:
     import gradio as gr
 
@@ -221,7 +338,70 @@ def test_build_app_makes_blocks_without_launching(seeded_service: Any) -> None:
     demo = build_app(seeded_service)
     assert isinstance(demo, gr.Blocks)
     names = {d.get("api_name") for d in demo.config["dependencies"]}
-    assert {"chat", "ask"} <= names
+    assert {"chat", "ask", "add_rulebook"} <= names
+
+
+def test_game_selectors_come_from_the_loaded_games(seeded_service: Any) -> None:
+    from ruleslawyer.ui.app import build_app
+
+    games = seeded_service.games()
+    demo = build_app(seeded_service)
+    chat = component(demo, "rl-game")
+    assert chat.choices == [("Auto", "auto"), *[(g.display, g.slug) for g in games]]
+    assert ("Age of Sigmar", "aos") in chat.choices
+    assert choice_values(component(demo, "rl-b-game")) == ["__all__", *[g.slug for g in games]]
+    assert choice_values(component(demo, "rl-s-game")) == [*[g.slug for g in games], "__new__"]
+    header = next(
+        b.value for b in demo.blocks.values() if "rl-header" in str(getattr(b, "value", ""))
+    )
+    assert "your tabletop games" in header and "Age of Sigmar" not in header
+    for ext in (".pdf", ".md", ".markdown", ".html", ".htm", ".txt"):
+        assert ext in component(demo, "rl-s-file").file_types
+
+
+def test_game_selectors_list_a_game_added_at_run_time(handlers: Any) -> None:
+    from ruleslawyer.ui.app import build_app
+
+    service = handlers.service
+    chat, browse, source = handlers.selectors("aos", "40k", "40k")
+    assert ("Brass & Bayonet", "brass-and-bayonet") not in chat.choices
+
+    service.ingest(BRASS_MD, game="brass-and-bayonet", game_name="Brass & Bayonet", edition="1.2")
+
+    chat, browse, source = handlers.selectors("aos", "40k", "40k")
+    assert chat.choices[0] == ("Auto", "auto")
+    assert ("Brass & Bayonet", "brass-and-bayonet") in chat.choices
+    assert ("Brass & Bayonet", "brass-and-bayonet") in browse.choices
+    assert ("Brass & Bayonet", "brass-and-bayonet") in source.choices
+    assert source.choices[-1] == ("New game…", "__new__")
+    assert (chat.value, browse.value, source.value) == ("aos", "40k", "40k")  # selections kept
+    chat, _, source = handlers.selectors("gone", "__all__", None)
+    assert chat.value == "auto" and source.value is None
+    # A page built now lists it from the start, and a question can be limited to it.
+    assert "brass-and-bayonet" in choice_values(component(build_app(service), "rl-game"))
+    final = list(handlers.chat("How far can a unit move?", [], "brass-and-bayonet", True, None))
+    page = content(final[-1][0])
+    assert "rl-done" in page and "Brass &amp; Bayonet" in page
+    table, _, _ = handlers.browse("brass-and-bayonet", "__all__", "", "all")
+    assert set(table["Game"]) == {"brass-and-bayonet"} and len(table) > 10
+
+
+def test_unknown_game_is_a_one_line_error(handlers: Any) -> None:
+    import gradio as gr
+
+    page = content(list(handlers.chat("Can a unit shoot?", [], "chess", False, None))[-1][0])
+    assert "rl-error" in page and "chess" in page and "Traceback" not in page
+    with pytest.raises(gr.Error, match="chess"):
+        handlers.api_ask("Can a unit shoot?", "chess", False)
+    # Names and aliases of loaded games resolve to their slug.
+    from ruleslawyer.ui.app import game_arg
+
+    service = handlers.service
+    assert game_arg(service, "Age of Sigmar") == "aos"
+    assert game_arg(service, "wh40k") == "40k"
+    assert game_arg(service, "auto") is None and game_arg(service, "__all__") is None
+    table, view, _ = handlers.browse("chess", "__all__", "", "all")
+    assert len(table) == 0 and "rl-error" in view
 
 
 def test_chat_streams_progressively_then_ends_with_citations(handlers: Any) -> None:
@@ -256,7 +436,7 @@ def test_chat_follow_up_shows_the_rewritten_query(handlers: Any) -> None:
 def test_chat_evidence_only_and_game_filter(handlers: Any) -> None:
     final = list(handlers.chat("What does Redeploy do?", [], "aos", True, None))[-1]
     page = content(final[0])
-    assert "AoS" in page and "evidence only" in page
+    assert "Age of Sigmar" in page and "evidence only" in page
     assert "aos Redeploy" in page
 
 
@@ -347,8 +527,51 @@ def test_browser_filters_and_flags(handlers: Any) -> None:
 
 def test_sources_table_counts_units_per_file(handlers: Any) -> None:
     table = handlers.sources_table()
+    assert list(table.columns) == [
+        "Game",
+        "File",
+        "Format",
+        "Units",
+        "Pages",
+        "Left out",
+        "Warnings",
+    ]
     assert len(table) == len(handlers.service.rulebooks())
-    assert sum(table["Rules"]) == len(handlers.service.units())
+    assert sum(table["Units"]) == len(handlers.service.units())
+    assert set(table["Game"]) == {g.display for g in handlers.service.games()}
+    games = list(table["Game"])  # grouped: each game's files together
+    assert games == sorted(games, key=games.index)
+    assert all(f.startswith("text") for f in table["Format"])
+    assert all(table["Left out"])  # the seeds all lose some page furniture
+
+
+def test_sources_table_shows_format_left_out_and_warnings(
+    handlers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [
+        {
+            "file": "skirmishers.pdf",
+            "game": "40k",
+            "format": "pdf",
+            "parser": "pdf",
+            "units": 40,
+            "pages": 12,
+            "dropped": {"running headers and footers": 28, "table of contents lines": 8},
+            "warnings": ["page 3 has no text layer"],
+            "origin": "library",
+        }
+    ]
+    monkeypatch.setattr(handlers.service, "sources", lambda: rows)
+    table = handlers.sources_table()
+    assert table.iloc[0].tolist() == [
+        "Warhammer 40,000",
+        "skirmishers.pdf",
+        "PDF",
+        40,
+        12,
+        "28 running headers and footers, 8 table of contents lines",
+        "page 3 has no text layer",
+    ]
 
 
 def data_fingerprint(data_dir: Path) -> dict[str, str]:
@@ -427,3 +650,133 @@ def test_upload_uses_the_original_name_from_a_gradio_file_object(
     upload = SimpleNamespace(name=str(tmp_file), orig_name="../../etc/zorgons.txt")
     status, table = handlers.add_rulebook(upload, "40k", None)
     assert "rl-ok" in status and "zorgons.txt" in list(table["File"])
+
+
+# --- new games through the Sources tab ------------------------------------------------
+def test_upload_of_markdown_creates_a_new_game(handlers: Any, tmp_path: Path) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    upload = tmp_path / "gradio" / "03-shooting.md"
+    upload.parent.mkdir()
+    upload.write_bytes((RULEBOOKS / "markdown" / "03-shooting.md").read_bytes())
+    steps: list[tuple[Any, str]] = []
+    status, table = handlers.add_rulebook(
+        str(upload),
+        NEW_GAME,
+        lambda v, desc="": steps.append((v, desc)),
+        slug="brass-and-bayonet",
+        name="Brass & Bayonet",
+        edition="1.2",
+    )
+    assert "rl-ok" in status and "Added 03-shooting.md to Brass &amp; Bayonet" in status, status
+    assert "3.2 Range and Line of Sight, Weapons" in status  # titles, not heading-path slugs
+    assert steps and "03-shooting.md" in steps[0][1]
+    service = handlers.service
+    (info,) = [g for g in service.games() if g.slug == "brass-and-bayonet"]
+    assert (info.display, info.edition) == ("Brass & Bayonet", "1.2")
+    row = table[table["File"] == "03-shooting.md"].iloc[0]
+    assert row["Game"] == "Brass & Bayonet" and row["Format"] == "Markdown" and row["Units"] > 3
+    chat, _, source = handlers.selectors("auto", "__all__", "brass-and-bayonet")
+    assert ("Brass & Bayonet", "brass-and-bayonet") in chat.choices
+    assert source.value == "brass-and-bayonet"
+    units = service.units("brass-and-bayonet")
+    assert all(u.source.file == "03-shooting.md" for u in units)
+    overwatch = next(u for u in units if u.title == "Overwatch")
+    assert overwatch.slug_id and overwatch.parent.endswith("Special Rules")
+    view = handlers.cited_rule("brass-and-bayonet", overwatch.rule_id, [])
+    assert ">brass-and-bayonet Overwatch<" in view
+    assert "Special Rules · 03-shooting.md" in view
+    # A second file for the now loaded game is added by choosing it.
+    second = tmp_path / "04-close-combat.md"
+    second.write_bytes((RULEBOOKS / "markdown" / "04-close-combat.md").read_bytes())
+    status, table = handlers.add_rulebook(str(second), "brass-and-bayonet", None)
+    assert "rl-ok" in status and "Brass &amp; Bayonet" in status, status
+    assert list(table["Game"]).count("Brass & Bayonet") == 2
+
+
+def test_upload_of_a_rulebook_in_chapters(handlers: Any, tmp_path: Path) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    status, table = handlers.add_rulebook(
+        [str(p) for p in BRASS_MD], NEW_GAME, None, slug="brass-and-bayonet", name="Brass & Bayonet"
+    )
+    assert "rl-ok" in status and "01-basics.md, 02-movement.md" in status, status
+    rows = table[table["Game"] == "Brass & Bayonet"]
+    assert sorted(rows["File"]) == [p.name for p in BRASS_MD]
+    assert set(rows["Format"]) == {"Markdown"}
+    assert "front matter" in rows[rows["File"] == "01-basics.md"].iloc[0]["Left out"]
+    units = handlers.service.units("brass-and-bayonet")
+    assert sum(rows["Units"]) == len(units) and {u.source.file for u in units} == set(rows["File"])
+    # Two uploads with one name cannot both go in the library: refused, nothing added.
+    other = tmp_path / "x" / "01-basics.md"
+    other.parent.mkdir()
+    other.write_bytes(BRASS_MD[1].read_bytes())
+    status, _ = handlers.add_rulebook([str(BRASS_MD[0]), str(other)], "brass-and-bayonet", None)
+    assert "rl-error" in status and "two files are called 01-basics.md" in status
+
+
+def test_upload_of_html_creates_a_new_game(handlers: Any, tmp_path: Path) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    upload = SimpleNamespace(name=str(BRASS_HTML), orig_name="Brass & Bayonet.html")
+    status, table = handlers.add_rulebook(
+        upload, NEW_GAME, None, slug="brass", name="Brass & Bayonet (web)"
+    )
+    assert "rl-ok" in status and "Brass_Bayonet.html" not in status, status
+    files = list(table["File"])
+    (name,) = [f for f in files if f.endswith(".html")]
+    row = table[table["File"] == name].iloc[0]
+    assert row["Game"] == "Brass & Bayonet (web)" and row["Format"] == "HTML"
+    assert "navigation, headers and footers" in row["Left out"]
+    units = handlers.service.units("brass")
+    assert units and all(u.source.file == name for u in units)
+    text = " ".join(u.text for u in units)
+    assert "<script" not in text and "<nav" not in text
+
+
+@pytest.mark.parametrize(
+    ("slug", "name", "shown"),
+    [
+        ("Bolt Action", "", "bolt-action"),
+        ("bolt/action", "Bolt Action", "bolt-action"),
+        ("", "Bolt Action", "bolt-action"),
+        ("-", "", "lower-case letters"),
+        ("wh40k", "", "already loaded as Warhammer 40,000"),
+        ("bolt-action", "x" * 200, "at most 80"),
+    ],
+)
+def test_bad_new_game_is_refused_with_one_line(
+    handlers: Any, seeded_settings: Any, tmp_path: Path, slug: str, name: str, shown: str
+) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    before = data_fingerprint(seeded_settings.data_dir)
+    upload = tmp_path / "rules.md"
+    upload.write_bytes(BRASS_MD[0].read_bytes())
+    status, _ = handlers.add_rulebook(str(upload), NEW_GAME, None, slug=slug, name=name)
+    assert "rl-error" in status and shown in status, status
+    assert "<br>" not in status and "Traceback" not in status and "--game" not in status
+    assert data_fingerprint(seeded_settings.data_dir) == before
+    assert "bolt-action" not in {g.slug for g in handlers.service.games()}
+
+
+def test_new_game_name_is_one_line_of_plain_text(handlers: Any, tmp_path: Path) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    upload = tmp_path / "rules.md"
+    upload.write_bytes(BRASS_MD[0].read_bytes())
+    status, table = handlers.add_rulebook(
+        str(upload), NEW_GAME, None, slug="bb", name='Brass\x00 "&"\n<b>Bayonet</b>', edition="1\t2"
+    )
+    assert "rl-ok" in status, status
+    (info,) = [g for g in handlers.service.games() if g.slug == "bb"]
+    assert info.display == 'Brass "&" <b>Bayonet</b>' and info.edition == "1 2"
+    assert "<b>" not in status  # escaped on the page
+    assert info.display in list(table["Game"])
+
+
+def test_upload_to_an_unknown_game_is_refused(handlers: Any, tmp_path: Path) -> None:
+    upload = tmp_path / "rules.md"
+    upload.write_bytes(BRASS_MD[0].read_bytes())
+    status, _ = handlers.add_rulebook(str(upload), "chess", None)
+    assert "rl-error" in status and "chess" in status and "New game" in status

@@ -2,8 +2,9 @@
 
 The app is served in-process (fake models, seeded index) and driven with
 Playwright: ask, watch the answer stream, open a cited rule from its chip,
-switch the game, upload a rulebook and find it in the rule browser. A
-screenshot of each step goes to artifacts/screenshots/.
+switch the game, upload a rulebook and find it in the rule browser, upload a
+Markdown rulebook as a new game and find it in every game selector without a
+reload. A screenshot of each step goes to artifacts/screenshots/.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SHOTS = PROJECT_ROOT / "artifacts" / "screenshots"
+# A Markdown rulebook in five chapter files.
+BRASS_MD = sorted((PROJECT_ROOT / "tests" / "fixtures" / "rulebooks" / "markdown").glob("0*.md"))
 ZORGON = (
     "3.01 Test Rule\nEach time a Zorgon moves, it glows.\n3.02 Other Rule\nZorgons cannot fly.\n"
 )
@@ -147,8 +150,8 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     assert page.evaluate("() => window.__pwned") is None
     assert nasty.count() == 1
 
-    # Game filter: AoS.
-    page.locator("#rl-game").get_by_text("AoS", exact=True).click()
+    # Game filter: Age of Sigmar (the games and their names come from the index).
+    page.locator("#rl-game").get_by_text("Age of Sigmar", exact=True).click()
     assert page.locator("#rl-game input[value='aos']").is_checked()
     page.locator("button", has_text="What does Redeploy do in AoS?").first.click()  # an example
     page.wait_for_function(
@@ -161,7 +164,7 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
         "n => document.querySelectorAll('#rl-chat .rl-done').length > n", arg=before, timeout=20_000
     )
     aos = page.locator("#rl-chat .rl-done").last
-    assert "AoS" in aos.locator(".rl-meta").inner_text()
+    assert "Age of Sigmar" in aos.locator(".rl-meta").inner_text()
     assert aos.locator(".rl-chip", has_text="aos").count() >= 1
     shot(page, "05-aos")
 
@@ -180,6 +183,7 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     page.locator("#rl-s-file").get_by_text("zorgon-rules.txt").first.wait_for(timeout=10_000)
     page.locator("#rl-s-game input").click()
     page.get_by_role("option", name="Warhammer 40,000").click()
+    assert not page.locator("#rl-s-slug").is_visible()  # only for a new game
     page.locator("#rl-s-add").click()
     status = page.locator("#rl-s-status .rl-ok")
     status.wait_for(timeout=30_000)
@@ -202,4 +206,94 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     view.get_by_text("Zorgons cannot fly").first.wait_for(timeout=10_000)
     shot(page, "07-browser")
 
+    # Sources: a Markdown rulebook (five chapter files) as a new game, with a display name.
+    page.get_by_role("tab", name="Sources").click()
+    page.locator(
+        "#rl-s-file button[aria-label='Clear'], #rl-s-file .label-clear-button"
+    ).first.click()
+    page.locator("#rl-s-file input[type=file]").set_input_files([str(p) for p in BRASS_MD])
+    page.locator("#rl-s-file").get_by_text("01-basics.md").first.wait_for(timeout=10_000)
+    page.locator("#rl-s-game input").click()
+    page.get_by_role("option", name="New game…").click()
+    slug = page.locator("#rl-s-slug input, #rl-s-slug textarea").first
+    slug.wait_for(state="visible", timeout=10_000)
+    slug.fill("Brass & Bayonet")  # a name, not a slug: refused with the slug to use
+    page.locator("#rl-s-add").click()
+    error = page.locator("#rl-s-status .rl-error")
+    error.wait_for(timeout=30_000)
+    assert "brass-bayonet" in error.inner_text() and "\n" not in error.inner_text().strip()
+    slug.fill("brass-and-bayonet")
+    page.locator("#rl-s-name input, #rl-s-name textarea").first.fill("Brass & Bayonet")
+    page.locator("#rl-s-edition input, #rl-s-edition textarea").first.fill("1.2")
+    page.locator("#rl-s-add").click()
+    status = page.locator("#rl-s-status .rl-ok")
+    status.wait_for(timeout=30_000)
+    assert "01-basics.md, 02-movement.md" in status.inner_text()
+    assert "Brass & Bayonet" in status.inner_text()
+    table = page.locator("#rl-s-table")
+    table.get_by_text("03-shooting.md").first.wait_for(timeout=10_000)
+    table.get_by_text("Markdown", exact=True).first.wait_for(timeout=10_000)
+    page.locator("#rl-s-slug").wait_for(state="hidden", timeout=10_000)
+    assert page.locator("#rl-s-game input").input_value() == "Brass & Bayonet"
+    shot(page, "08-new-game")
+
+    # The new game is in the other tabs' game selectors, without reloading the page.
+    page.get_by_role("tab", name="Rule browser").click()
+    page.locator("#rl-b-game input").click()
+    page.get_by_role("option", name="Brass & Bayonet").click()
+    page.locator("#rl-b-text input, #rl-b-text textarea").first.fill("Overwatch")
+    view.get_by_text("brass-and-bayonet Overwatch").first.wait_for(timeout=10_000)
+    assert "Special Rules · 03-shooting.md" in view.inner_text()
+    page.get_by_role("tab", name="Ask").click()
+    page.locator("#rl-game").get_by_text("Brass & Bayonet", exact=True).click()
+    assert page.locator("#rl-game input[value='brass-and-bayonet']").is_checked()
+    page.locator("#rl-evidence input").check()
+    brass = ask(page, "Can a Disordered unit go on Overwatch?")
+    assert "Brass & Bayonet" in brass.locator(".rl-meta").inner_text()
+    assert brass.locator(".rl-chip", has_text="brass-and-bayonet").count() >= 1
+    chip = brass.locator(".rl-chip", has_text="brass-and-bayonet").first
+    chip.click()
+    page.locator("#rl-rule-panel .rl-rule-meta").get_by_text(
+        "03-shooting.md", exact=False
+    ).first.wait_for(timeout=10_000)
+    shot(page, "09-new-game-answer")
+
     assert not page.page_errors, page.page_errors
+
+
+def test_game_names_are_shown_as_text(seeded_service: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game's display name comes from whoever added it: never markup on the page."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from ruleslawyer.ui.app import launch
+
+    evil = "<img src=x onerror=window.__pwned=1>**b** $x$"
+    seeded_service.ingest(BRASS_MD[:1], game="evil", game_name=evil)
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    port = free_port()
+    demo = launch(seeded_service, port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            )
+            pg = browser.new_page(viewport={"width": 1280, "height": 900})
+            pg.goto(f"http://127.0.0.1:{port}/", wait_until="load")
+            pg.wait_for_selector("#rl-question textarea", timeout=30_000)
+            pg.locator("#rl-game").get_by_text(evil, exact=True).click()
+            pg.locator("#rl-evidence input").check()
+            answer = ask(pg, "How are dice rolled?")
+            assert evil in answer.locator(".rl-meta").inner_text()
+            pg.get_by_role("tab", name="Sources").click()
+            pg.wait_for_function(
+                "t => document.querySelector('#rl-s-table').textContent.includes(t)",
+                arg=evil,
+                timeout=10_000,
+            )
+            pg.locator("#rl-s-game input").click()
+            pg.get_by_role("option", name=evil).wait_for(timeout=10_000)
+            shot(pg, "10-hostile-game-name")
+            assert pg.evaluate("() => window.__pwned") is None
+            assert pg.locator("#rl-chat img, #rl-s-table img, #rl-game img").count() == 0
+            browser.close()
+    finally:
+        demo.close()

@@ -157,3 +157,34 @@ def test_basic_auth_is_required_when_set(
         assert result["game"] == "aos" and result["citations"]
     finally:
         demo.close()
+
+
+def test_a_game_added_through_the_api_can_be_asked_about_at_once(
+    served: tuple[str, CountingService],
+) -> None:
+    """The components' choices follow the games: a client with no page session may
+    ask /chat about a game another client just added, without a restart."""
+    from gradio_client import Client, handle_file
+
+    from ruleslawyer.settings import PROJECT_ROOT
+
+    url, _ = served
+    chapters = sorted((PROJECT_ROOT / "tests/fixtures/rulebooks/markdown").glob("0*.md"))
+    client = Client(url, verbose=False)
+    status, _table = client.predict(
+        [handle_file(str(p)) for p in chapters],
+        "__new__",
+        "brass-and-bayonet",
+        "Brass & Bayonet",
+        "1.2",
+        api_name="/add_rulebook",
+    )
+    assert "rl-ok" in status and "Brass &amp; Bayonet" in status, status
+    question = "Can a Disordered unit go on Overwatch?"
+    other = Client(url, verbose=False)
+    history, _box, plain = other.predict(question, [], "brass-and-bayonet", True, api_name="/chat")
+    page = str(history[-1]["content"][0]["text"])
+    assert "rl-done" in page and "Brass &amp; Bayonet" in page, page
+    assert "brass-and-bayonet Overwatch" in plain
+    result = other.predict(question, "Brass & Bayonet", True, api_name="/ask")
+    assert result["game"] == "brass-and-bayonet"

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,8 +29,8 @@ from typing import Any
 import gradio as gr
 
 from ruleslawyer.errors import InputError, RulesLawyerError
-from ruleslawyer.ingest.sources import check_game, safe_name
-from ruleslawyer.records import GAME_NAMES, GAMES
+from ruleslawyer.ingest import formats
+from ruleslawyer.ingest.sources import check_game, safe_name, slugify
 from ruleslawyer.service import rule_key
 from ruleslawyer.ui import format as fmt
 
@@ -41,15 +42,20 @@ EXAMPLES = [
     "What does Redeploy do in AoS?",
     "How many attack dice does a [BLAST 2] weapon with A3 get against 12 models?",
 ]
-GAME_CHOICES = [("Auto", "auto"), ("40k", "40k"), ("AoS", "aos"), ("Warmachine", "warmachine")]
+AUTO = "auto"
 ALL = "__all__"
+NEW_GAME = "__new__"  # the Sources tab's "New game" choice
 BROWSE_HEADERS = ["Game", "Rule", "Title", "Section", "Title from", "Merged", "File"]
-SOURCE_HEADERS = ["File", "Game", "Title", "Origin", "Rules"]
+SOURCE_HEADERS = ["Game", "File", "Format", "Units", "Pages", "Left out", "Warnings"]
+MAX_LABEL_CHARS = 80  # a new game's display name or edition
+# Characters that reorder the text around them: not in a game's name.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 SHOW_CHOICES = [
     ("All rules", "all"),
     ("Titles inferred", "inferred"),
     ("Duplicates merged", "merged"),
 ]
+STAGES = {"reading": "reading the rulebooks", "embedding": "indexing the rules"}
 PROGRESS = gr.Progress()  # Gradio gives each event its own tracker through this default
 RULE_PLACEHOLDER = "Click a citation chip under an answer to read the whole rule here."
 MAX_BROWSE_ROWS = 500
@@ -135,11 +141,25 @@ mark.rl-mark { background: #fde68a; color: #111827; padding: 0 2px; border-radiu
 """
 
 
-def game_arg(choice: str | None) -> str | None:
-    """The page's game choice as ``service.ask``'s ``game``: None for auto."""
-    if not choice or choice in ("auto", ALL):
+def game_arg(service: Any, choice: str | None) -> str | None:
+    """The page's game choice as ``service.ask``'s ``game``: None for auto (or all games),
+    else the slug of the loaded game it names; an unknown game raises ``InputError``."""
+    if not choice or choice in (AUTO, ALL):
         return None
-    return check_game(choice)
+    return str(service.game(str(choice)))
+
+
+def _label(text: str | None, what: str) -> str:
+    """A new game's display name or edition: one line of printable text, or a refusal."""
+    text = "".join(
+        " " if ch.isspace() else ch
+        for ch in str(text or "")
+        if ch.isspace() or (unicodedata.category(ch) != "Cc" and ch not in _BIDI_CONTROLS)
+    )
+    text = " ".join(text.split())
+    if len(text) > MAX_LABEL_CHARS:
+        raise InputError(f"the {what} is {len(text)} characters; at most {MAX_LABEL_CHARS}")
+    return text
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> Any:
@@ -168,6 +188,46 @@ class Handlers:
         except RulesLawyerError as err:
             return f"model unavailable: {fmt.one_line(str(err))}"
         return "evidence only (no model)" if llm is None else str(llm.name)
+
+    # --- games ------------------------------------------------------------------------
+    def games(self) -> list[Any]:
+        """The loaded games (``GameInfo``), as the service lists them; none if no index."""
+        try:
+            return list(self.service.games())
+        except RulesLawyerError:
+            return []
+
+    def game_names(self) -> dict[str, str]:
+        """Slug -> display name of every loaded game, in the service's order."""
+        return {g.slug: g.display for g in self.games()}
+
+    def game_arg(self, choice: str | None) -> str | None:
+        return game_arg(self.service, choice)
+
+    def choices(self) -> tuple[list[tuple[str, str]], ...]:
+        """(chat, rule browser, sources) choices for the game selectors, from the loaded games."""
+        games = [(g.display, g.slug) for g in self.games()]
+        return (
+            [("Auto", AUTO), *games],
+            [("All games", ALL), *games],
+            [*games, ("New game…", NEW_GAME)],
+        )
+
+    def selectors(
+        self, chat: str | None = AUTO, browse: str | None = ALL, source: str | None = None
+    ) -> tuple[Any, Any, Any]:
+        """Updates for the three game selectors with the current games, keeping each
+        selection that is still there (a game added since the page loaded shows up)."""
+        chat_c, browse_c, source_c = self.choices()
+
+        def keep(value: str | None, choices: list[tuple[str, str]], default: str | None) -> Any:
+            return value if value in {v for _, v in choices} else default
+
+        return (
+            gr.Radio(choices=chat_c, value=keep(chat, chat_c, AUTO)),
+            gr.Dropdown(choices=browse_c, value=keep(browse, browse_c, ALL)),
+            gr.Dropdown(choices=source_c, value=keep(source, source_c, None)),
+        )
 
     # --- chat -----------------------------------------------------------------------
     def ask(
@@ -245,7 +305,7 @@ class Handlers:
         history.append({"role": "assistant", "content": fmt.pending_html(shown_query)})
         yield list(history), "", new_topic, ""
         try:
-            game = game_arg(game_choice)
+            game = self.game_arg(game_choice)
         except RulesLawyerError as err:
             history[-1] = {
                 "role": "assistant",
@@ -263,7 +323,7 @@ class Handlers:
             elif kind == "answer":
                 history[-1] = {
                     "role": "assistant",
-                    "content": fmt.answer_html(payload, shown_query),
+                    "content": fmt.answer_html(payload, shown_query, self.game_names()),
                 }
                 yield list(history), "", new_topic, fmt.plain_answer(payload)
             else:
@@ -278,12 +338,12 @@ class Handlers:
     ) -> dict[str, Any]:
         """Answer one question (no streaming): the answer as JSON, like `ruleslawyer ask --json`."""
         try:
-            answer = self.ask(question, game_arg(game), bool(evidence_only))
+            answer = self.ask(question, self.game_arg(game), bool(evidence_only))
         except RulesLawyerError as err:
             # A refused question is the caller's mistake, not the server's: no traceback in the log.
             raise gr.Error(fmt.one_line(str(err)), print_exception=False) from None
         result: dict[str, Any] = answer.to_dict()
-        result["answer_html"] = fmt.answer_html(answer)
+        result["answer_html"] = fmt.answer_html(answer, None, self.game_names())
         return result
 
     # --- the Rule panel -------------------------------------------------------------
@@ -309,14 +369,14 @@ class Handlers:
     # --- rule browser ---------------------------------------------------------------
     def sections(self, game_choice: str) -> Any:
         try:
-            units = self.service.units(game_arg(game_choice))
+            units = self.service.units(self.game_arg(game_choice))
         except RulesLawyerError:
             units = []
         parents = sorted({u.parent for u in units if u.parent})
         return gr.Dropdown(choices=[("All sections", ALL), *[(p, p) for p in parents]], value=ALL)
 
     def find_units(self, game_choice: str, section: str, text: str, show: str) -> list[Any]:
-        units = self.service.units(game_arg(game_choice))
+        units = self.service.units(self.game_arg(game_choice))
         if section and section != ALL:
             units = [u for u in units if u.parent == section]
         if show == "inferred":
@@ -386,74 +446,190 @@ class Handlers:
         if len(row) < 2:
             return gr.skip()
         game, rule_id = str(row[0]), str(row[1])
-        for u in self.service.units(game):
+        try:
+            units = self.service.units(game)
+        except RulesLawyerError as err:
+            return fmt.error_html(str(err))
+        for u in units:
             if u.rule_id == rule_id:
                 return fmt.rule_html(u)
         return fmt.error_html(f"no rule {rule_id} in {game}")
 
     # --- sources --------------------------------------------------------------------------
     def sources_table(self) -> Any:
+        """Each loaded game with its files: format, units, pages, what was left out, warnings."""
         try:
-            books = self.service.rulebooks()
-            counts: dict[str, int] = {}
-            for u in self.service.units():
-                counts[u.source.file] = counts.get(u.source.file, 0) + 1
+            rows = self.service.sources()
         except RulesLawyerError:
             return _table([], SOURCE_HEADERS)
-        rows = [[b.file, b.game, b.title, b.origin, counts.get(b.file, 0)] for b in books]
-        return _table(rows, SOURCE_HEADERS)
+        return _table(fmt.source_rows(rows, self.game_names()), SOURCE_HEADERS)
 
-    def add_rulebook(self, upload: Any, game: str | None, progress: Any = None) -> tuple[str, Any]:
-        """Ingest an uploaded rulebook: (status line, sources table)."""
+    def add_rulebook(
+        self,
+        upload: Any,
+        game: str | None,
+        progress: Any = None,
+        *,
+        slug: str | None = "",
+        name: str | None = "",
+        edition: str | None = "",
+    ) -> tuple[str, Any]:
+        """Ingest an uploaded rulebook: (status line, sources table).
+
+        ``upload`` is a file path (or Gradio file object), or a list of them for
+        a rulebook in several files (a Markdown book in chapters). ``game`` is a
+        loaded game, or ``NEW_GAME`` to create the game ``slug`` shown as
+        ``name`` (``edition`` optional).
+        """
+        status, table, _ = self.add_rulebook_to(upload, game, progress, slug, name, edition)
+        return status, table
+
+    def add_rulebook_to(
+        self,
+        upload: Any,
+        game: str | None,
+        progress: Any = None,
+        slug: str | None = "",
+        name: str | None = "",
+        edition: str | None = "",
+    ) -> tuple[str, Any, str | None]:
+        """``add_rulebook``, plus the slug of the game the rulebook went to (None on failure)."""
         try:
-            name = self._ingest_upload(upload, game, progress)
+            uploads = [u for u in (upload if isinstance(upload, list | tuple) else [upload]) if u]
+            if not uploads:
+                raise InputError(
+                    "choose a rulebook file to upload (PDF, Markdown, HTML or plain text)"
+                )
+            g, game_name, game_edition = self._upload_game(game, slug, name, edition)
+            names = self._ingest_upload(uploads, g, game_name, game_edition, progress)
+            message = self._added_message(names, g)
         except RulesLawyerError as err:
-            return fmt.error_html(str(err)), self.sources_table()
+            return fmt.error_html(str(err)), self.sources_table(), None
         except Exception as err:  # a bug: keep the page alive, log it
             log.exception("ingest of an upload failed")
-            return fmt.error_html(
-                f"internal error ({err.__class__.__name__}); see the server log"
-            ), gr.skip()
-        g = check_game(game or "")
-        units = [u for u in self.service.units(g) if u.source.file == name]
-        ids = ", ".join(u.rule_id for u in units[:6]) + (", …" if len(units) > 6 else "")
-        msg = (
-            f"Added {name} to {GAME_NAMES[g]}: {len(units)} rules ({ids}). They are searchable now."
-        )
-        return fmt.ok_html(msg), self.sources_table()
+            return (
+                fmt.error_html(f"internal error ({err.__class__.__name__}); see the server log"),
+                gr.skip(),
+                None,
+            )
+        return fmt.ok_html(message), self.sources_table(), g
 
-    def _ingest_upload(self, upload: Any, game: str | None, progress: Any) -> str:
-        if upload is None:
-            raise InputError("choose a rulebook .txt file to upload")
+    def _upload_game(
+        self, game: str | None, slug: str | None, name: str | None, edition: str | None
+    ) -> tuple[str, str | None, str | None]:
+        """(slug, display name, edition) for an upload; name and edition only for a new game."""
         if not game:
-            raise InputError("choose which game this rulebook is for")
-        g = check_game(game)
-        src = Path(upload if isinstance(upload, str | os.PathLike) else getattr(upload, "name", ""))
-        original = getattr(upload, "orig_name", None) or src.name
-        name = safe_name(original)
+            raise InputError("choose which game this rulebook is for, or New game")
+        if game != NEW_GAME:
+            try:
+                return self.service.game(str(game)), None, None
+            except InputError:
+                raise InputError(
+                    f"no game {game!r} is loaded: choose one from the list, or New game"
+                ) from None
+        raw = " ".join(str(slug or "").split())
+        label = _label(name, "display name")
+        game_edition = _label(edition, "edition")
+        if not raw:
+            hint = slugify(label) or "bolt-action"
+            raise InputError(f"type a slug for the new game, e.g. {hint}")
+        shown = repr(raw if len(raw) <= 60 else raw[:40] + "…")
+        try:
+            new = check_game(raw)
+        except InputError:
+            hint = slugify(raw)[:40].strip("-")
+            suggestion = f", e.g. {hint}" if hint else ""
+            if hint and not label and len(raw) <= MAX_LABEL_CHARS:
+                suggestion += f" (and {shown} as the display name)"
+            raise InputError(
+                f"{shown} is not a usable game slug: use lower-case letters, digits and "
+                f"hyphens, at most 40 characters{suggestion}"
+            ) from None
+        games = self.games()
+        same = check_game(new, games)
+        loaded = {g.slug: g.display for g in games}
+        if same in loaded:
+            raise InputError(
+                f"{shown} is already loaded as {loaded[same]}: choose it from the list "
+                "instead of New game"
+            )
+        return new, label, game_edition
+
+    def _added_message(self, names: list[str], game: str) -> str:
+        files = set(names)
+        units = [u for u in self.service.units(game) if u.source.file in files]
+        # "24.21 [LANCE]", "Line of Sight": each label without its game
+        shown = [u.label.removeprefix(f"{u.game} ") for u in units[:6]]
+        ids = ", ".join(shown) + (", …" if len(units) > 6 else "")
+        rows = [r for r in self.service.sources() if r.get("file") in files]
+        pages = sum(int(r.get("pages") or 0) for r in rows)
+        where = f" from {pages} page{'' if pages == 1 else 's'}" if pages else ""
+        warnings = sum(len(r.get("warnings") or ()) for r in rows)
+        warned = (
+            f" {warnings} warning{'' if warnings == 1 else 's'}: see the table." if warnings else ""
+        )
+        display = self.game_names().get(game, game)
+        plural = "" if len(units) == 1 else "s"
+        return (
+            f"Added {', '.join(names)} to {display}: {len(units)} rule{plural}{where} ({ids}). "
+            f"They are searchable now.{warned}"
+        )
+
+    def _ingest_upload(
+        self,
+        uploads: list[Any],
+        game: str,
+        game_name: str | None,
+        edition: str | None,
+        progress: Any,
+    ) -> list[str]:
+        """Ingest the uploaded files (one rulebook, maybe in several files): their names."""
+        sources: list[tuple[Path, str]] = []
+        for upload in uploads:
+            src = Path(
+                upload if isinstance(upload, str | os.PathLike) else getattr(upload, "name", "")
+            )
+            original = getattr(upload, "orig_name", None) or src.name
+            name = safe_name(original, formats.extensions())
+            if any(name == n for _, n in sources):
+                raise InputError(f"two files are called {name}: rename one, or add them one by one")
+            sources.append((src, name))
+        names = [n for _, n in sources]
         tmp = Path(tempfile.mkdtemp(prefix="ruleslawyer-upload-"))
         try:
-            path = tmp / name
-            try:
-                os.symlink(src.resolve(), path)
-            except OSError:
-                shutil.copyfile(src, path)
+            paths = []
+            for src, name in sources:
+                path = tmp / name
+                try:
+                    os.symlink(src.resolve(), path)
+                except OSError:
+                    shutil.copyfile(src, path)
+                paths.append(path)
 
             def report(stage: str, done: int, total: int) -> None:
                 if progress is not None and total:
-                    progress((done, total), desc=f"{stage}")
+                    progress((done, total), desc=STAGES.get(stage, stage))
 
             if progress is not None:
-                progress(0, desc="checking the file")
+                progress(0, desc=f"checking {', '.join(names)}")
             try:
-                with self.lock:
-                    self.service.ingest([path], game=g, progress=report)
+                if not self.lock.acquire(blocking=False):
+                    if progress is not None:
+                        progress(0, desc="waiting for the current answer to finish")
+                    self.lock.acquire()
+                try:
+                    self.service.ingest(
+                        paths, game=game, game_name=game_name, edition=edition, progress=report
+                    )
+                finally:
+                    self.lock.release()
             except RulesLawyerError as err:
-                # Name the file as the user knows it, not by our temp path.
-                raise type(err)(
-                    str(err).replace(str(path), name).replace(str(tmp) + os.sep, "")
-                ) from None
-            return name
+                # Name the files as the user knows them, not by our temp paths.
+                message = str(err)
+                for path, name in zip(paths, names, strict=True):
+                    message = message.replace(str(path), name)
+                raise type(err)(message.replace(str(tmp) + os.sep, "")) from None
+            return names
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -462,12 +638,13 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
     """The whole page for ``service``; nothing is served until ``launch``."""
     h = Handlers(service, word_delay=word_delay)
     model = h.model_label()
+    chat_choices, browse_choices, source_choices = h.choices()
 
     with gr.Blocks(title="ruleslawyer", analytics_enabled=False) as demo:
         demo.handlers = h
         gr.HTML(
             '<div id="rl-header"><span class="rl-title">⚖️ ruleslawyer</span>'
-            '<span class="rl-sub">Rules answers for Warhammer 40k, Age of Sigmar and Warmachine, '
+            '<span class="rl-sub">Rules answers for your tabletop games, '
             "quoted and cited from the rulebooks. Offline.</span>"
             f'<span class="rl-model" id="rl-model">Model: {fmt.esc(model)}</span></div>',
             js_on_load=None,
@@ -504,7 +681,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                         examples=[[q] for q in EXAMPLES], inputs=[question], label="Examples"
                     )
                 with gr.Column(scale=2):
-                    game = gr.Radio(GAME_CHOICES, value="auto", label="Game", elem_id="rl-game")
+                    game = gr.Radio(chat_choices, value=AUTO, label="Game", elem_id="rl-game")
                     evidence = gr.Checkbox(
                         label="Evidence only (quote the rules, no model)",
                         value=False,
@@ -524,7 +701,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             with gr.Tab("Rule browser", id="browser"):
                 with gr.Row():
                     b_game = gr.Dropdown(
-                        [("All games", ALL), *[(fmt.GAME_LABELS[g], g) for g in GAMES]],
+                        browse_choices,
                         value=ALL,
                         label="Game",
                         elem_id="rl-b-game",
@@ -560,29 +737,56 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                 s_table = gr.Dataframe(
                     headers=SOURCE_HEADERS,
                     interactive=False,
-                    label="Loaded rulebooks",
+                    label="Loaded games and their rulebooks",
+                    wrap=True,
+                    column_widths=["12%", "19%", "10%", "6%", "6%", "30%", "17%"],
+                    max_height=1000,
                     elem_id="rl-s-table",
                 )
                 gr.Markdown(
-                    "**Add a rulebook**: a UTF-8 text file (copy the text out of your PDF). "
-                    "It is checked, copied into your library and indexed with the rest."
+                    "**Add a rulebook**: a PDF, Markdown, HTML or UTF-8 text file. It is "
+                    "checked, copied into your library and indexed with the rest."
                 )
                 with gr.Row():
                     s_file = gr.File(
-                        label="Rulebook (.txt)",
-                        file_types=[".txt"],
+                        label="Rulebook: one file, or its chapters (.pdf, .md, .html, .txt)",
+                        file_types=formats.extensions(),
+                        file_count="multiple",
                         type="filepath",
                         elem_id="rl-s-file",
                     )
                     with gr.Column():
                         s_game = gr.Dropdown(
-                            [(GAME_NAMES[g], g) for g in GAMES],
+                            source_choices,
                             value=None,
                             label="Game of this rulebook",
                             elem_id="rl-s-game",
                         )
+                        with gr.Column(visible=False, elem_id="rl-s-new") as s_new:
+                            s_slug = gr.Textbox(
+                                label="Slug",
+                                placeholder="e.g. bolt-action",
+                                info="lower-case letters, digits and hyphens; "
+                                "citations and questions use it",
+                                max_lines=1,
+                                elem_id="rl-s-slug",
+                            )
+                            with gr.Row():
+                                s_name = gr.Textbox(
+                                    label="Display name",
+                                    placeholder="e.g. Bolt Action",
+                                    max_lines=1,
+                                    elem_id="rl-s-name",
+                                )
+                                s_edition = gr.Textbox(
+                                    label="Edition",
+                                    placeholder="e.g. 2nd edition",
+                                    max_lines=1,
+                                    elem_id="rl-s-edition",
+                                )
                         s_add = gr.Button("Add rulebook", variant="primary", elem_id="rl-s-add")
                 s_status = gr.HTML("", elem_id="rl-s-status", js_on_load=None)
+                added = gr.State(None)
 
         # --- events ------------------------------------------------------------------
         chat_inputs = [question, chatbot, game, evidence, topic]
@@ -638,19 +842,72 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             concurrency_limit=None,
         )
 
-        def add(
-            upload: Any, game_choice: str | None, progress: gr.Progress = PROGRESS
-        ) -> tuple[str, Any]:
-            return h.add_rulebook(upload, game_choice, progress)
+        def sync_choices() -> None:
+            # The components' own choices are what an API call (no page session) is
+            # checked against: keep them in step with the games a rulebook added.
+            chat_now, browse_now, source_now = h.choices()
+            game.choices = list[Any](chat_now)
+            b_game.choices = list[Any](browse_now)
+            s_game.choices = list[Any](source_now)
 
+        def add(
+            upload: Any,
+            game_choice: str | None,
+            slug: str | None,
+            name: str | None,
+            edition: str | None,
+            progress: gr.Progress = PROGRESS,
+        ) -> tuple[str, Any, str | None]:
+            result = h.add_rulebook_to(upload, game_choice, progress, slug, name, edition)
+            if result[2] is not None:
+                sync_choices()
+            return result
+
+        def after_add(
+            slug: str | None, chat_choice: str | None, browse_choice: str | None
+        ) -> tuple[Any, ...]:
+            if not slug:  # refused: leave the form as it was, to be fixed
+                return (gr.skip(),) * 7
+            return (
+                *h.selectors(chat_choice, browse_choice, slug),
+                gr.Column(visible=False),
+                "",
+                "",
+                "",
+            )
+
+        s_game.change(
+            lambda choice: gr.Column(visible=choice == NEW_GAME),
+            inputs=[s_game],
+            outputs=[s_new],
+            api_visibility="private",
+            queue=False,
+        )
         s_add.click(
-            add, inputs=[s_file, s_game], outputs=[s_status, s_table], api_name="add_rulebook"
+            add,
+            inputs=[s_file, s_game, s_slug, s_name, s_edition],
+            outputs=[s_status, s_table, added],
+            api_name="add_rulebook",
+        ).then(
+            after_add,
+            inputs=[added, game, b_game],
+            outputs=[game, b_game, s_game, s_new, s_slug, s_name, s_edition],
+            api_visibility="private",
         ).then(
             h.browse, inputs=browse_inputs, outputs=browse_outputs, api_visibility="private"
         ).then(h.sections, inputs=[b_game], outputs=[b_section], api_visibility="private")
 
-        def on_load(game_choice: str, section: str, text: str, show: str) -> tuple[Any, ...]:
+        def on_load(
+            chat_choice: str,
+            source_choice: str | None,
+            game_choice: str,
+            section: str,
+            text: str,
+            show: str,
+        ) -> tuple[Any, ...]:
+            # The games as they are now: another visitor may have added one.
             return (
+                *h.selectors(chat_choice, game_choice, source_choice),
                 h.sources_table(),
                 h.sections(game_choice),
                 *h.browse(game_choice, ALL, text, show),
@@ -658,8 +915,8 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
 
         demo.load(
             on_load,
-            inputs=browse_inputs,
-            outputs=[s_table, b_section, *browse_outputs],
+            inputs=[game, s_game, *browse_inputs],
+            outputs=[game, b_game, s_game, s_table, b_section, *browse_outputs],
             api_visibility="private",
         )
     return demo

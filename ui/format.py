@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ruleslawyer.ingest.normalize import find_span
@@ -47,7 +47,13 @@ VERDICT_LABELS: dict[str, str] = {
     "answer": "Answer",
 }
 
-GAME_LABELS: dict[str, str] = {"40k": "40k", "aos": "AoS", "warmachine": "Warmachine"}
+# How the Sources table names a rulebook's format (any other is shown as it is).
+FORMAT_LABELS: dict[str, str] = {
+    "pdf": "PDF",
+    "markdown": "Markdown",
+    "html": "HTML",
+    "text": "text",
+}
 
 TITLE_SOURCES: dict[str, str] = {
     "printed": "printed",
@@ -85,9 +91,16 @@ def badge_html(verdict: str) -> str:
     return f'<span class="rl-badge rl-badge-{v}">{esc(badge_text(v))}</span>'
 
 
+def page_of(unit: Any) -> int | None:
+    """The page a unit starts on, when its format has pages (PDF); else None."""
+    return getattr(getattr(unit, "source", None), "page", None)
+
+
 def chip_label(unit: Any) -> str:
-    """What a chip says: the unit's label, e.g. ``40k 24.21 [LANCE]``."""
-    return str(unit.label)
+    """What a chip says: the unit's label and, when known, its page:
+    ``40k 24.21 [LANCE]``, ``skirmishers Line of Sight · p. 9``."""
+    page = page_of(unit)
+    return str(unit.label) + (f" · p. {page}" if page is not None else "")
 
 
 def group_citations(citations: Sequence[Any]) -> list[tuple[Any, list[str]]]:
@@ -184,13 +197,22 @@ def title_note(unit: Any) -> str:
     return "; ".join(notes)
 
 
+def rule_where(unit: Any) -> str:
+    """Where a rule is: its heading breadcrumb, file and page,
+    e.g. ``Infantry > Combat · skirmishers.pdf p. 9``."""
+    source = unit.source
+    page = page_of(unit)
+    place = f"{source.file} p. {page}" if source.file and page is not None else source.file
+    return " · ".join(x for x in (unit.parent, place) if x)
+
+
 def rule_html(unit: Any, quote: str | Sequence[str] | None = None) -> str:
     """The Rule panel: label, where it comes from, full text with the quote marked."""
-    where = " · ".join(x for x in (unit.parent, unit.source.file) if x)
+    where = rule_where(unit)
     note = title_note(unit)
     parts = [
         '<div class="rl-rule">',
-        f'<div class="rl-rule-head">{esc(chip_label(unit))}</div>',
+        f'<div class="rl-rule-head">{esc(unit.label)}</div>',
         f'<div class="rl-rule-meta">{esc(where)}</div>' if where else "",
         f'<div class="rl-rule-note">{esc(note)}</div>' if note else "",
         f'<div class="rl-rule-text">{highlight(unit.text, quote)}</div>',
@@ -238,9 +260,21 @@ def pending_html(query: str | None, partial: str = "") -> str:
     )
 
 
-def answer_html(answer: Any, query: str | None = None) -> str:
-    """The finished answer: badge, text, citation chips, notes."""
-    scope = GAME_LABELS.get(answer.game or "", "all games")
+def game_display(game: str | None, names: Mapping[str, str] | None = None) -> str:
+    """A game as the page shows it: its display name from ``names`` (slug -> name), or the slug."""
+    if not game:
+        return "all games"
+    return (names or {}).get(game) or game
+
+
+def answer_html(
+    answer: Any, query: str | None = None, names: Mapping[str, str] | None = None
+) -> str:
+    """The finished answer: badge, text, citation chips, notes.
+
+    ``names`` maps game slugs to display names (``GameInfo.display``).
+    """
+    scope = game_display(answer.game, names)
     meta = f"{scope} · {answer.model}"
     parts = [
         '<div class="rl-answer rl-done">',
@@ -271,6 +305,62 @@ def stream_words(text: str) -> Iterable[str]:
     """Progressively longer prefixes of ``text``, one word more each time."""
     for m in re.finditer(r"\S+", text):
         yield text[: m.end()]
+
+
+# --- the Sources table ------------------------------------------------------------------
+def format_label(row: Mapping[str, Any]) -> str:
+    """A rulebook's format, with the text parser used: ``PDF``, ``text (numbered)``."""
+    name = str(row.get("format") or "text")
+    label = FORMAT_LABELS.get(name, name)
+    parser = str(row.get("parser") or "")
+    return f"{label} ({parser})" if parser and parser != name else label
+
+
+def left_out(row: Mapping[str, Any]) -> str:
+    """What ingest left out of a rulebook, most first:
+    ``28 running headers and footers, 8 table of contents lines``."""
+    dropped = row.get("dropped") or {}
+    counts = sorted(
+        ((int(n), str(why)) for why, n in dropped.items() if n), key=lambda c: (-c[0], c[1])
+    )
+    parts = [f"{n} {why}" for n, why in counts]
+    furniture = [str(f) for f in row.get("furniture") or ()]
+    if furniture:
+        chars = int(row.get("furniture_chars") or 0)
+        size = f" ({chars:,} characters)" if chars else ""
+        parts.append(", ".join(furniture) + size)
+    return ", ".join(parts)
+
+
+def source_rows(
+    rows: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None
+) -> list[list[Any]]:
+    """The Sources table: one row per rulebook file, grouped by game in ``names``' order.
+
+    Columns: game, file, format, units, pages, left out, warnings.
+    """
+    names = names or {}
+    order = {slug: i for i, slug in enumerate(names)}
+    ranked = sorted(
+        rows,
+        key=lambda r: (
+            order.get(str(r.get("game")), len(order)),
+            str(r.get("game")),
+            str(r.get("file")),
+        ),
+    )
+    return [
+        [
+            game_display(str(r.get("game") or ""), names),
+            str(r.get("file") or ""),
+            format_label(r),
+            int(r.get("units") or 0),
+            int(r.get("pages") or 0) or "",
+            left_out(r),
+            "; ".join(one_line(str(w)) for w in r.get("warnings") or ()),
+        ]
+        for r in ranked
+    ]
 
 
 # --- follow-up questions ---------------------------------------------------------------

@@ -1,0 +1,195 @@
+"""Rules web pages and wiki pages, parsed with BeautifulSoup over lxml.
+
+What is not the rules goes first: scripts, styles, forms, and the page's
+chrome by its own markup (``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
+ARIA navigation roles, and the class names sites and wikis give menus,
+breadcrumbs, tables of contents and "[edit]" links). The rules are then read
+from ``<main>``/``<article>`` when the page has one, else from ``<body>``.
+
+h1-h6 open sections exactly as Markdown headings do (``ingest.outline``). A
+run-in heading, the way LaTeX converters and some wikis mark
+``\\paragraph{...}`` (a leading element whose class says it is a heading:
+``paragraphHead``, ``runinhead``), opens a section one level below the
+deepest h-tag. Paragraphs, list items, table rows (cells joined by " | "),
+definitions and block quotes become body text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ruleslawyer.errors import RulebookError
+from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.outline import Block, Outline, build_units
+from ruleslawyer.ingest.units import ParseResult
+
+_HTML_START = re.compile(
+    rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", re.I | re.S
+)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+RUN_IN_LEVEL = 7
+_SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
+_CHROME_TAGS = ("nav", "header", "footer", "aside", "form", "button", "select", "dialog")
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu"}
+# Class or id tokens of page chrome, as sites and MediaWiki name them.
+_CHROME_NAME = re.compile(
+    r"^(?:nav|navbar|navigation|menu|mainmenu|sidebar|breadcrumbs?|site-?header|"
+    r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
+    r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
+    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*)$",
+    re.I,
+)
+_RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
+_BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
+_CONTAINERS = (
+    "div", "section", "article", "main", "body", "blockquote", "figure", "details",
+    "center", "dl", "html", "fieldset",
+)  # fmt: skip
+
+
+def sniff(head: bytes) -> bool:
+    """A whole HTML document, not a text that merely mentions a tag."""
+    return bool(_HTML_START.match(head.lstrip(b"\xef\xbb\xbf")))
+
+
+def _is_chrome(el: Any) -> bool:
+    if el.name in _CHROME_TAGS:
+        return True
+    if (el.get("role") or "").lower() in _CHROME_ROLES:
+        return True
+    names = [*(el.get("class") or []), el.get("id") or ""]
+    return any(_CHROME_NAME.match(n) for n in names if n)
+
+
+def _text(el: Any) -> str:
+    """The element's words, whitespace collapsed."""
+    return " ".join(el.get_text().split())
+
+
+def _run_in_heading(el: Any) -> Any | None:
+    """The leading heading-classed child of a paragraph, if it opens one."""
+    for child in el.children:
+        if isinstance(child, str):
+            if child.strip():
+                return None
+            continue
+        classes = " ".join(child.get("class") or [])
+        if _RUN_IN_CLASS.search(classes):
+            return child
+        return None
+    return None
+
+
+class _Walker:
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.pending: list[str] = []  # loose inline text inside a container
+
+    def flush(self) -> None:
+        text = " ".join(" ".join(self.pending).split())
+        if text:
+            self.outline.blocks.append(Block(text))
+        self.pending = []
+
+    def add(self, text: str, level: int = 0) -> None:
+        self.flush()
+        if text:
+            self.outline.blocks.append(Block(text, level))
+
+    def walk(self, el: Any) -> None:
+        for child in el.children:
+            if isinstance(child, str):
+                if child.strip() and child.__class__.__name__ == "NavigableString":
+                    self.pending.append(str(child))
+                continue
+            name = child.name
+            if name in _HEADINGS:
+                self.add(_text(child), _HEADINGS[name])
+            elif name == "table":
+                self.flush()
+                for tr in child.find_all("tr"):
+                    cells = [_text(c) for c in tr.find_all(["th", "td"])]
+                    if any(cells):
+                        self.add(" | ".join(cells))
+            elif name in ("ul", "ol"):
+                self._list(child, 0)
+            elif name in _BLOCKS:
+                self.flush()
+                head = _run_in_heading(child) if name == "p" else None
+                if head is not None:
+                    self.add(_text(head), RUN_IN_LEVEL)
+                    head.extract()
+                self.add(_text(child))
+            elif name in _CONTAINERS:
+                self.flush()
+                self.walk(child)
+                self.flush()
+            elif name == "br":
+                self.pending.append("\n")
+            elif name == "hr":
+                self.flush()
+            else:  # inline element loose in a container (span, a, strong, ...)
+                self.pending.append(_text(child))
+
+    def _list(self, el: Any, depth: int) -> None:
+        """One block per item ("- ", "1. "), nested lists indented after their item."""
+        self.flush()
+        number = int(el.get("start") or 1) if el.name == "ol" else 0
+        for li in el.find_all("li", recursive=False):
+            marker = "  " * depth + (f"{number}. " if el.name == "ol" else "- ")
+            number += 1
+            nested = [n.extract() for n in li.find_all(["ul", "ol"], recursive=False)]
+            self.add(marker + _text(li))
+            for n in nested:
+                self._list(n, depth + 1)
+
+
+def outline_of(data: bytes) -> Outline:
+    from bs4 import BeautifulSoup, Comment
+
+    soup = BeautifulSoup(data, "lxml")
+    outline = Outline()
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
+    for tag in soup.find_all(_SCRIPTS):
+        outline.dropped["scripts and styles"] += 1
+        tag.decompose()
+    for tag in soup.find_all(True):
+        if tag.decomposed:
+            continue
+        if _is_chrome(tag):
+            outline.dropped["navigation, headers and footers"] += 1
+            tag.decompose()
+    root = soup.find("main") or soup.find("article") or soup.select_one('[role="main"]')
+    root = root or soup.body or soup
+    walker = _Walker(outline)
+    walker.walk(root)
+    walker.flush()
+    return outline
+
+
+def read(data: bytes, request: ReadRequest) -> ParseResult:
+    outline = outline_of(data)
+    if not outline.blocks:
+        raise RulebookError(
+            f"{request.name}: no text in the page (only navigation, scripts or styles)"
+        )
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser="html",
+        title_fixes=request.title_fixes,
+    )
+
+
+FORMAT = Format(
+    name="html",
+    extensions=(".html", ".htm", ".xhtml"),
+    read=read,
+    sniff=sniff,
+    binary=True,
+    priority=20,
+    sniff_overrides_extension=True,
+)

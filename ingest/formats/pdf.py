@@ -1,0 +1,443 @@
+"""PDF rulebooks, read from the text layer with pypdfium2 (PDFium, Apache/BSD).
+
+PDFium gives every character with its font size, weight and box. From those:
+
+1. **Lines**: characters split at PDFium's line breaks and wherever the
+   baseline jumps (a hyphenated line end is one char, marked as a hyphen).
+2. **Reading order**: a page whose lines sit in two side-by-side columns is
+   read left column, then right column.
+3. **Page furniture** is dropped and counted: lines at the top or bottom of
+   the page that repeat (digits aside) on many pages (running headers and
+   footers), bare page numbers, a table-of-contents page (lines ending in
+   increasing page numbers), and a short cover page.
+4. **Headings** come from the document's own typography: the body size is
+   the most common font size; a short line set larger than the body, or set
+   entirely in bold at the body's left margin, or opening with a dotted
+   number ("3.2 Movement"), is a heading. Heading styles (size, weight,
+   capitals) are ranked into levels, bigger and heavier first. A style used
+   once, on the first page, in the largest size, is the document's title.
+5. **Paragraphs**: a line that runs to the right margin continues on the
+   next line; one that stops short (the end of a paragraph, a list item, a
+   table row) ends its block. Words hyphenated at a line end are joined.
+
+Every unit records the page it starts on. A PDF with no text layer (a scan)
+or one that needs a password gets a one-line error saying so.
+
+Trade-off: typography, not a trained layout model. It needs no model and
+works on any PDF with a text layer, but a book that sets headings in the
+body font with nothing but spacing to mark them gets plain paragraphs under
+the nearest real heading.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruleslawyer.errors import RulebookError
+from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.outline import Block, Outline, build_units, split_number
+from ruleslawyer.ingest.units import ParseResult, tidy_title
+
+BOLD_WEIGHT = 600
+HEADING_SIZE_RATIO = 1.15
+FURNITURE_ZONE = 0.1  # top and bottom share of the page height
+_LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
+_PAGE_NUMBER = re.compile(
+    r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
+)
+_TOC_LINE = re.compile(r"^(\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
+_DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
+
+
+@dataclass
+class _Line:
+    text: str
+    page: int
+    size: float
+    bold: bool
+    x0: float
+    x1: float
+    top: float  # distance from the top of the page (grows downwards)
+    bottom: float
+    hyphen: bool = False  # ends in a hyphen PDFium marked as a line-break hyphen
+    wide_gaps: int = 0  # gaps of about an em or more between words: table cells
+    zone: str = ""  # "top" | "bottom" | "" (furniture candidates)
+    column: int = 0
+
+    @property
+    def caps(self) -> bool:
+        letters = [c for c in self.text if c.isalpha()]
+        return bool(letters) and all(c.isupper() for c in letters)
+
+
+@dataclass
+class _Page:
+    number: int
+    width: float
+    height: float
+    lines: list[_Line] = field(default_factory=list)
+
+
+def sniff(head: bytes) -> bool:
+    return b"%PDF-" in head[:1024]
+
+
+def _open(data: bytes, name: str) -> Any:
+    import pypdfium2 as pdfium
+
+    if not sniff(data[:1024]):
+        raise RulebookError(f"{name}: not a PDF (it does not start with %PDF-)")
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as err:
+        if getattr(err, "err_code", None) == 4 or "password" in str(err).lower():
+            raise RulebookError(
+                f"{name}: the PDF is encrypted with a password; "
+                "save an unprotected copy and ingest that"
+            ) from None
+        raise RulebookError(
+            f"{name}: not a readable PDF ({str(err).split('(')[-1].rstrip(').') or err}); "
+            "is the file complete?"
+        ) from None
+
+
+def _page_lines(page: Any, number: int) -> _Page:
+    import pypdfium2.raw as raw
+
+    width, height = page.get_size()
+    result = _Page(number, float(width), float(height))
+    tp = page.get_textpage()
+    n = tp.count_chars()
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+    # (char, size, weight, left, right, bottom, top, baseline)
+    chars: list[tuple[str, float, int, float, float, float, float, float]] = []
+
+    def close_line(hyphen: bool = False) -> None:
+        nonlocal chars
+        visible = [c for c in chars if not c[0].isspace()]
+        if visible:
+            text = " ".join("".join(c[0] for c in chars).split())
+            sizes = [c[1] for c in visible]
+            bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
+            gaps = sum(
+                1
+                for a, b in itertools.pairwise(visible)
+                if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
+            )
+            result.lines.append(
+                _Line(
+                    text=text,
+                    page=number,
+                    size=statistics.median(sizes),
+                    bold=bold,
+                    x0=min(c[3] for c in visible),
+                    x1=max(c[4] for c in visible),
+                    top=min(height - c[6] for c in visible),
+                    bottom=max(height - c[5] for c in visible),
+                    hyphen=hyphen,
+                    wide_gaps=gaps,
+                )
+            )
+        chars = []
+
+    for i in range(n):
+        code = raw.FPDFText_GetUnicode(tp.raw, i)
+        ch = chr(code) if code else ""
+        if raw.FPDFText_IsHyphen(tp.raw, i):
+            close_line(hyphen=True)
+            continue
+        if ch in ("\r", "\n"):
+            close_line()
+            continue
+        if not ch or code == 0xFFFE:
+            continue
+        raw.FPDFText_GetCharBox(tp.raw, i, left, right, bottom, top)
+        raw.FPDFText_GetCharOrigin(tp.raw, i, origin_x, origin_y)
+        box = (left.value, right.value, bottom.value, top.value, origin_y.value)
+        if ch.isspace():
+            chars.append((" ", 0.0, 0, *box))
+            continue
+        size = float(raw.FPDFText_GetFontSize(tp.raw, i))
+        weight = int(raw.FPDFText_GetFontWeight(tp.raw, i))
+        prev = next((c for c in reversed(chars) if c[0] != " "), None)
+        # A new baseline without a line break from PDFium: a new line. (Glyph
+        # boxes would not do: a quote mark's box sits well above the baseline.)
+        if prev is not None and abs(box[4] - prev[7]) > max(size, prev[1]) * 0.6:
+            close_line()
+        chars.append((ch, size, weight, *box))
+    close_line()
+    tp.close()
+    return result
+
+
+def _reading_order(page: _Page) -> None:
+    """Two side-by-side columns are read left, then right; else PDFium's order."""
+    lines = page.lines
+    if len(lines) < 8:
+        return
+    mid = page.width / 2
+    left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
+    right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02]
+    spanning = [ln for ln in lines if ln not in left and ln not in right]
+    if len(left) < 0.25 * len(lines) or len(right) < 0.25 * len(lines):
+        return
+    if len(spanning) > 0.2 * len(lines):
+        return
+    # Spanning lines (a title over both columns) keep their place by height.
+    for ln in right:
+        ln.column = 1
+    first_col = sorted(left + [s for s in spanning], key=lambda ln: ln.top)
+    page.lines = first_col + sorted(right, key=lambda ln: ln.top)
+
+
+def _mark_zones(page: _Page) -> None:
+    for ln in page.lines:
+        if ln.bottom <= page.height * FURNITURE_ZONE:
+            ln.zone = "top"
+        elif ln.top >= page.height * (1 - FURNITURE_ZONE):
+            ln.zone = "bottom"
+
+
+def _furniture_key(text: str) -> str:
+    return re.sub(r"\d+", "#", text.lower())
+
+
+def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
+    """Running headers/footers, page numbers, a table of contents, a cover page."""
+    seen: Counter[str] = Counter()
+    for page in pages:
+        seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
+    repeat = max(3, int(0.3 * len(pages)))
+    for page in pages:
+        kept = []
+        for ln in page.lines:
+            if ln.zone and _PAGE_NUMBER.match(ln.text):
+                outline.dropped["page numbers"] += 1
+            elif ln.zone and len(pages) >= 3 and seen[_furniture_key(ln.text)] >= repeat:
+                outline.dropped["running headers and footers"] += 1
+            else:
+                kept.append(ln)
+        page.lines = kept
+    # A table of contents: most lines end in page numbers that never decrease.
+    for page in pages[: max(3, len(pages) // 5)]:
+        numbers = [int(m.group(2)) for m in (_TOC_LINE.match(ln.text) for ln in page.lines) if m]
+        if (
+            len(numbers) >= 4
+            and len(numbers) >= 0.6 * len(page.lines)
+            and numbers == sorted(numbers)
+            and numbers[-1] <= len(pages) + 10
+        ):
+            outline.dropped["table of contents lines"] += len(page.lines)
+            page.lines = []
+
+
+_Style = tuple[float, bool, bool]
+
+
+def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_Style]]:
+    """The body font size, each heading style's level (1 = top), and the cover's styles.
+
+    A style used only on the first and last pages of a longer document is
+    the covers' (title, publisher), not a heading level.
+    """
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    body = sizes.most_common(1)[0][0] if sizes else 10.0
+    used_on: dict[_Style, set[int]] = {}
+    for page in pages:
+        margins = _margins(page)
+        for ln in page.lines:
+            if _is_heading(ln, body, margins):
+                used_on.setdefault(_style(ln), set()).add(page.number)
+    covers = {1, len(pages)}
+    cover = {s for s, on in used_on.items() if on <= covers and len(pages) > 3}
+    ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
+    return body, {s: i + 1 for i, s in enumerate(ranked)}, cover
+
+
+def _style(ln: _Line) -> _Style:
+    return (round(ln.size * 2) / 2, ln.bold, ln.caps)
+
+
+def _margins(page: _Page) -> dict[int, float]:
+    """Each column's left margin: the most common line start (to 2 pt)."""
+    starts: dict[int, Counter[float]] = {}
+    for ln in page.lines:
+        starts.setdefault(ln.column, Counter())[round(ln.x0 / 2) * 2] += 1
+    return {col: c.most_common(1)[0][0] for col, c in starts.items()}
+
+
+def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
+    text = ln.text
+    words = text.split()
+    if not 1 <= len(words) <= 12 or len(text) > 90 or not any(c.isalpha() for c in text):
+        return False
+    if text.endswith((".", ",", ";", ":")) and not _DOTTED_HEADING.match(text):
+        return False
+    if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
+        return False
+    if ln.size >= body * HEADING_SIZE_RATIO:
+        return True
+    at_margin = abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
+    if ln.bold and ln.size >= body * 0.95 and at_margin:
+        return True
+    return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
+
+
+def outline_of(data: bytes, name: str) -> Outline:
+    pdf = _open(data, name)
+    outline = Outline()
+    try:
+        pages = [_page_lines(pdf[i], i + 1) for i in range(len(pdf))]
+        title = (pdf.get_metadata_dict().get("Title") or "").strip()
+    finally:
+        pdf.close()
+    outline.pages = len(pages)
+    if not any(page.lines for page in pages):
+        raise RulebookError(
+            f"{name}: the PDF has no text layer (a scanned book?); "
+            "run OCR on it first (e.g. ocrmypdf) and ingest the result"
+        )
+    blank = sum(1 for page in pages if not page.lines)
+    if blank > max(1, len(pages) // 10):
+        outline.warnings.append(f"{name}: {blank} of {len(pages)} pages have no text (scans?)")
+    for page in pages:
+        _reading_order(page)
+        _mark_zones(page)
+    _drop_furniture(pages, outline)
+    body, levels, cover_styles = _heading_styles(pages)
+    # The document title: the largest line in a cover style, else the metadata's.
+    on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
+    if on_cover:
+        outline.title = tidy_title(max(on_cover, key=lambda ln: ln.size).text)
+    outline.title = outline.title or title
+
+    blocks: list[Block] = []
+    para: list[_Line] = []
+
+    def flush() -> None:
+        nonlocal para
+        if para:
+            blocks.append(Block(_join_lines(para), 0, para[0].page))
+        para = []
+
+    first_heading_seen = False
+    cover: list[_Line] = []
+    for page in pages:
+        margins = _margins(page)
+        right = _right_edges(page)
+        for ln in page.lines:
+            if _style(ln) in cover_styles and _is_heading(ln, body, margins):
+                outline.dropped["cover lines"] += 1
+                continue
+            if _is_heading(ln, body, margins) and _style(ln) in levels:
+                flush()
+                first_heading_seen = True
+                number, rest = split_number(ln.text)
+                heading = f"{number} {tidy_title(rest)}" if number else tidy_title(ln.text)
+                blocks.append(Block(heading, levels[_style(ln)], ln.page))
+                continue
+            if not first_heading_seen and ln.page == 1 and len(pages) > 3:
+                cover.append(ln)
+                continue
+            if para and _starts_block(para[-1], ln, margins, right):
+                flush()
+            para.append(ln)
+        # A paragraph continues over a page break only mid-sentence, from a
+        # line that runs to the margin (not a caption or a table's last row).
+        if para and (
+            para[-1].text.endswith((".", ":", "!", "?")) or _short(para[-1], margins, right)
+        ):
+            flush()
+    flush()
+    if cover:
+        if sum(len(ln.text.split()) for ln in cover) < 40:
+            outline.dropped["cover lines"] += len(cover)
+        else:
+            blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
+    outline.blocks = blocks
+    return outline
+
+
+def _join_lines(lines: list[_Line]) -> str:
+    """One paragraph's lines as running text, with line-end hyphenation repaired.
+
+    A break PDFium marks as a hyphenation point joins the word ("mapsheet")
+    unless the next part starts with a capital (a real compound:
+    "Attribution-NonCommercial"); a printed hyphen at a line end keeps the
+    hyphen and drops the space ("close-quarters").
+    """
+    text = ""
+    for prev, ln in zip([None, *lines], lines, strict=False):
+        if prev is None:
+            text = ln.text
+        elif prev.hyphen:
+            text += ln.text if ln.text[:1].islower() else "-" + ln.text
+        elif text.endswith("-") and ln.text[:1].isalpha():
+            text += ln.text
+        else:
+            text += " " + ln.text
+    return text + ("-" if lines[-1].hyphen else "")
+
+
+def _right_edges(page: _Page) -> dict[int, float]:
+    """Each column's right margin: where most full lines end."""
+    ends: dict[int, list[float]] = {}
+    for ln in page.lines:
+        ends.setdefault(ln.column, []).append(ln.x1)
+    return {col: sorted(xs)[int(len(xs) * 0.9)] if xs else 0.0 for col, xs in ends.items()}
+
+
+def _starts_block(
+    prev: _Line, ln: _Line, margins: dict[int, float], right: dict[int, float]
+) -> bool:
+    """Does ``ln`` start a new paragraph, list item or row after ``prev``?"""
+    if ln.page != prev.page or ln.column != prev.column:
+        return False  # decided at the page end: only sentence ends break there
+    if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
+        return True  # a list item, or a table row (cells set apart by wide gaps)
+    margin = margins.get(ln.column, ln.x0)
+    if ln.x0 > margin + 6 and prev.x0 <= margin + 6:
+        return True  # an indented first line
+    gap = ln.top - prev.bottom
+    if gap > max(prev.bottom - prev.top, 1.0) * 1.2:
+        return True
+    return _short(prev, margins, right)
+
+
+def _short(ln: _Line, margins: dict[int, float], right: dict[int, float]) -> bool:
+    """A line that stops well short of the right margin ends its block."""
+    edge = right.get(ln.column, ln.x1)
+    width = max(edge - margins.get(ln.column, 0.0), 1.0)
+    return ln.x1 < edge - 0.15 * width and not ln.hyphen
+
+
+def read(data: bytes, request: ReadRequest) -> ParseResult:
+    outline = outline_of(data, request.name)
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser="pdf",
+        title_fixes=request.title_fixes,
+    )
+
+
+FORMAT = Format(
+    name="pdf",
+    extensions=(".pdf",),
+    read=read,
+    sniff=sniff,
+    binary=True,
+    priority=10,
+    sniff_overrides_extension=True,
+)

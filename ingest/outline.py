@@ -1,0 +1,147 @@
+"""Heading-structured documents -> rule units, the same way for every format.
+
+The PDF, Markdown and HTML readers each turn a file into an ``Outline``: a
+flat list of ``Block``s in reading order, each either a heading (with its
+level) or body text (a paragraph, a list item, a table row, a quoted note).
+``build_units`` makes the units from it, so all three agree on what a rule is:
+
+- every heading with body text under it (up to the next heading of any level)
+  is one unit, titled by the heading; a heading with no text of its own
+  (a chapter that only holds sections) is no unit but stays in its
+  children's breadcrumb (``parent``: "Infantry > Combat");
+- a printed dotted number ("3.2 Charge", "10.05") is the rule ID, because
+  that is what players cite; a bare chapter number ("3 Infantry") is taken
+  off the title but is no ID (it collides across books and says little);
+- every other heading's ID is the slug of its heading path
+  ("infantry/combat/line-of-sight"): stable across re-ingests and across
+  formats of the same book, and unique within the book;
+- text before the first heading is one unit named after the document.
+
+Trade-off: the unit is the smallest headed section. A long section with
+no subheadings stays one unit; retrieval embeds sentence windows of long
+units and the evidence picker quotes the deciding sentence, so that costs
+little, while splitting sections by length would invent boundaries the
+book does not have.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ruleslawyer.ingest.sources import slugify
+from ruleslawyer.ingest.units import ParseResult, build_unit
+
+# "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting"
+_DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+)\.?\s*(?=[^\d.\s])")
+# "3 Infantry", "3. Infantry", "Chapter 3: Infantry" (not "2D6 Checks": a space is required)
+_BARE = re.compile(r"^(?:(?:chapter|part|section)\s+)?(\d{1,3})[.:)]?\s+(?=[^\W\d])", re.I)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One heading (``level`` >= 1) or one piece of body text (``level`` 0)."""
+
+    text: str
+    level: int = 0
+    page: int | None = None
+
+
+@dataclass
+class Outline:
+    """What a structured reader found in one file."""
+
+    blocks: list[Block] = field(default_factory=list)
+    title: str = ""  # the document's own title (front matter, <title>, PDF metadata)
+    dropped: Counter[str] = field(default_factory=Counter)  # reason -> lines or elements
+    warnings: list[str] = field(default_factory=list)
+    pages: int = 0
+
+
+def split_number(heading: str) -> tuple[str, str]:
+    """("3.2", "Charge") for "3.2 Charge"; ("", "Infantry") for "3 Infantry"."""
+    text = " ".join(heading.split())
+    m = _DOTTED.match(text)
+    if m and text[m.end() :].strip():
+        return m.group(1), text[m.end() :].strip()
+    m = _BARE.match(text)
+    if m and text[m.end() :].strip():
+        return "", text[m.end() :].strip()
+    return "", text
+
+
+@dataclass
+class _Section:
+    level: int
+    title: str
+    number: str
+    path: tuple[str, ...]  # titles from the top heading down to this one
+    page: int | None
+    body: list[tuple[int, int, int | None]] = field(default_factory=list)  # spans, page
+
+
+def build_units(
+    outline: Outline,
+    *,
+    file: str,
+    game: str,
+    parser: str,
+    title_fixes: dict[str, str] | None = None,
+) -> ParseResult:
+    """Rule units from an outline (see the module docstring for the rules)."""
+    result = ParseResult(parser=parser, dropped=dict(outline.dropped), pages=outline.pages)
+    result.warnings.extend(outline.warnings)
+    doc = "\n".join(b.text for b in outline.blocks)
+    fixes = title_fixes or {}
+    stack: list[_Section] = []
+    sections: list[_Section] = []
+    front = _Section(0, outline.title or file.rsplit(".", 1)[0], "", (), None)
+    current = front
+    pos = 0
+    for block in outline.blocks:
+        start, end = pos, pos + len(block.text)
+        pos = end + 1
+        if block.level > 0:
+            number, title = split_number(block.text)
+            if not title:
+                continue
+            while stack and stack[-1].level >= block.level:
+                stack.pop()
+            path = (*(s.title for s in stack), title)
+            current = _Section(block.level, title, number, path, block.page)
+            stack.append(current)
+            sections.append(current)
+        elif block.text.strip():
+            current.body.append((start, end, block.page))
+    used: dict[str, int] = {}
+    for section in [front, *sections]:
+        if not section.body:
+            continue
+        if section.number:
+            rule_id = section.number
+        elif section is front:
+            rule_id = slugify(section.title) or "front"
+        else:
+            rule_id = "/".join(s for s in (slugify(t) for t in section.path) if s) or "section"
+        # The same heading path twice in one file ("Notes" under two "Special Rules")
+        n = used.get(rule_id, 0) + 1
+        used[rule_id] = n
+        if n > 1:
+            rule_id = f"{rule_id}-{n}"
+        title = fixes.get(rule_id, section.title)
+        unit = build_unit(
+            rule_id=rule_id,
+            game=game,
+            title=title,
+            text=doc,
+            span=(section.body[0][0], section.body[-1][1]),
+            file=file,
+            parent=" > ".join(section.path[:-1]),
+            kind="rule",
+            title_source="manifest" if rule_id in fixes else "heading",
+            page=section.page if section.page is not None else section.body[0][2],
+        )
+        if unit:
+            result.units.append(unit)
+    return result
