@@ -11,6 +11,7 @@ COMMANDS = {
     "calibrate": "benchmarks.calibrate",
     "answer": "benchmarks.answer",
     "perf": "benchmarks.perf",
+    "report": "benchmarks.report",
 }
 
 

@@ -19,13 +19,28 @@ DEV = PROJECT_ROOT / "evals" / "datasets" / "dev.jsonl"
 HELDOUT = PROJECT_ROOT / "evals" / "datasets" / "heldout.jsonl"
 
 
+def cpu_model() -> str:
+    """The CPU's model name and its vector extensions that matter to llama.cpp."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or platform.machine()
+    name = next(
+        (ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")),
+        platform.machine(),
+    )
+    flags_line = next((ln for ln in info.splitlines() if ln.startswith("flags")), "")
+    flags = set(flags_line.split(":", 1)[-1].split())
+    wanted = ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+    have = [f for f in wanted if f in flags]
+    return f"{name} [{' '.join(have) or 'no AVX2'}]"
+
+
 def machine() -> str:
     import os
 
     day = time.strftime("%Y-%m-%d")
-    return (
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {day}"
-    )
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, {day}"
 
 
 def items(path: Path = DEV) -> list[EvalItem]:
@@ -80,3 +95,33 @@ def timed_ask(service: Any, question: str) -> tuple[Any, float, float | None]:
 
     answer = service.ask(question, on_text=on_text)
     return answer, (time.perf_counter() - t0) * 1000, first[0] if first else None
+
+
+def fit_logistic(
+    x: Any, y: Any, *, l2: float = 0.05, steps: int = 4000, balanced: bool = True
+) -> tuple[float, list[float]]:
+    """L2-regularised logistic regression by gradient descent: (bias, weights).
+
+    Features are standardised for the fit and the weights folded back, so
+    the result applies to raw feature values. ``balanced`` weighs both
+    classes equally, so the rarer class (unanswerable, "yes") is not ignored.
+    """
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    mu, sd = x.mean(0), x.std(0) + 1e-9
+    z = (x - mu) / sd
+    pos = y.mean() if len(y) else 0.5
+    sw = (
+        np.where(y == 1, 0.5 / max(pos, 1e-6), 0.5 / max(1 - pos, 1e-6))
+        if balanced
+        else np.ones(len(y))
+    )
+    w, b = np.zeros(z.shape[1]), 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(z @ w + b)))
+        w -= 0.5 * (z.T @ (sw * (p - y)) / len(y) + l2 * w)
+        b -= 0.5 * float((sw * (p - y)).mean())
+    raw = w / sd
+    return float(b - raw @ mu), [float(v) for v in raw]

@@ -61,3 +61,52 @@ def write_corpus(
 
 def _mangle(sentence: str, vocab: list[str], rng: random.Random) -> str:
     return _WORD.sub(lambda m: rng.choice(vocab) if rng.random() < 0.33 else m.group(0), sentence)
+
+
+def write_markdown_corpus(
+    units: list[RuleUnit], folder: Path, *, files: int = 50, size: int = 1_000_000, seed: int = 11
+) -> list[Path]:
+    """A Markdown rulebook set of ``files`` files and about ``size`` bytes.
+
+    Shaped like a wiki-style rules repository: each file one chapter (``#``),
+    sections (``##``) and rules (``###``, some with ``####`` sub-rules), about
+    500 bytes of text per heading; bullet lists, a table now and then,
+    designer's notes in block quotes and bold run-in labels. Sentences are
+    the seeds' own with a third of their words swapped, as in ``write_corpus``.
+    """
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    sentences = [s for u in units for s in re.split(r"(?<=[.!?])\s+", u.search_text) if len(s) > 30]
+    vocab = [w for u in units for w in _WORD.findall(u.search_text)]
+
+    def para(n: int) -> str:
+        return " ".join(_mangle(rng.choice(sentences), vocab, rng) for _ in range(n))
+
+    def name() -> str:
+        return " ".join(w.capitalize() for w in rng.sample(vocab, rng.randint(1, 3)))
+
+    out = []
+    per_file = size // files
+    for f in range(files):
+        lines = [f"# {name()}", "", para(2), ""]
+        while sum(len(x) + 1 for x in lines) < per_file:
+            lines += [f"## {name()}", "", para(2), ""]
+            for _ in range(rng.randint(2, 5)):
+                lines += [f"### {name()}", "", para(rng.randint(2, 4)), ""]
+                r = rng.random()
+                if r < 0.3:
+                    lines += [f"- {para(1)}" for _ in range(3)] + [""]
+                elif r < 0.4:
+                    lines += ["| Name | Range | Effect |", "|---|---|---|"]
+                    lines += [f'| {name()} | {rng.randint(1, 24)}" | {name()} |' for _ in range(3)]
+                    lines += [""]
+                elif r < 0.5:
+                    lines += [f"> **Designer's note:** {para(1)}", ""]
+                elif r < 0.6:
+                    lines += [f"**{name()}:** {para(1)}", ""]
+                if rng.random() < 0.25:
+                    lines += [f"#### {name()}", "", para(2), ""]
+        path = folder / f"chapter-{f:02d}.md"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        out.append(path)
+    return out

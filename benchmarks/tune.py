@@ -1,105 +1,182 @@
-"""Choose the fusion weights and the relevance floor by measurement on the dev set.
+"""Fit retrieval's numbers on the *fit* questions, choose the floor on *choose*.
 
-    python -m benchmarks tune [--dataset PATH] [--write]
+    python -m benchmarks tune [--write]
 
-Signals (dense scores, BM25 scores, exact matches) are computed once per
-question; every weight combination is then scored offline. The objective is
-recall@5 with the game detected (what players get), then MRR. The floor is
-the highest relevance threshold that keeps at least 97% of answerable
-questions answered, and it is reported with the share of unanswerable
-questions it turns away. ``--write`` stores the choice in
-``retrieval/tuning.toml``; the held-out set is never looked at here.
+Everything is measured with the game detected, as players ask. Signals
+(dense and BM25 scores, exact matches, game cues) are computed once per
+question; each setting is then scored offline:
+
+1. game choice: weights and margin that detect the most questions'
+   games right, a wrong game costing three right ones (a wrong game hides
+   the answer; an undetected one only searches every game);
+2. fusion weights: recall@5, then MRR;
+3. relevance: a logistic model over ``RELEVANCE_FEATURES`` fitted on fit
+   (answerable vs unanswerable, classes balanced); its floor is the highest
+   probability that keeps false abstentions on *choose* at most 5%.
+
+The split definitions are in ``benchmarks/splits.py``; test and cross
+questions are never looked at here (``python -m benchmarks splits``
+reports them). ``--write`` stores the result in ``retrieval/tuning.toml``.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
+from typing import Any
 
-from benchmarks.common import DEV, items, retrieval_scores, settings_for
-from ruleslawyer.retrieval.hybrid import TUNING_FILE
-from ruleslawyer.service import RulesService
+from benchmarks.common import fit_logistic, retrieval_scores
+from benchmarks.splits import questions, service
+from ruleslawyer.retrieval.hybrid import RELEVANCE_FEATURES, TUNING_FILE, Signals, Tuning
 
-GRID = {
+GAME_GRID = {
+    "game_named": [0.0, 1.0, 2.0, 3.0],
+    "game_dense": [0.0, 5.0, 10.0, 20.0, 40.0],
+    "game_bm25": [0.0, 1.0, 2.0, 4.0, 8.0],
+    "game_margin": [0.5, 1.0, 1.5, 2.0, 3.0],
+}
+FUSION_GRID = {
     "w_dense": [0.5, 1.0, 1.5, 2.0],
     "w_bm25": [0.5, 1.0, 1.5, 2.0],
     "w_exact": [0.0, 0.5, 1.0, 2.0],
     "rrf_k": [5.0, 20.0, 60.0],
     "pin_names": [0.0, 1.0],
 }
-RELEVANCE = {
-    "dense_weight": [0.3, 0.5, 0.7, 1.0],
-    "bm25_scale": [5.0, 10.0, 20.0, 40.0],
-    "agree_bonus": [0.0, 0.1, 0.2, 0.3],
-}
-MIN_ANSWERED = 0.97
+MAX_FALSE_ABSTENTION = 0.05
+WRONG_GAME_COST = 3
+
+
+def signals(split: str) -> list[tuple[Any, Any, Signals]]:
+    """(question, retriever, signals) for every question of ``split``, game not given."""
+    out = []
+    retrievers: dict[str, Any] = {}
+    for item, corpus in questions(split):
+        if corpus not in retrievers:
+            retrievers[corpus] = service(corpus, llm="none").retriever()
+        r = retrievers[corpus]
+        out.append((item, r, r.signals(item.question)))
+    return out
+
+
+def game_figures(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> dict[str, int]:
+    right = wrong = none = 0
+    for item, r, sig in rows:
+        if item.unanswerable:
+            continue
+        g = r.choose_game(sig, t)
+        right += g == item.game
+        wrong += g is not None and g != item.game
+        none += g is None
+    return {"right": right, "wrong": wrong, "undetected": none}
+
+
+def fused(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> list[tuple[Any, Any]]:
+    return [(item, r.fuse(sig, k=5, refs=False, tuning=t)) for item, r, sig in rows]
+
+
+def features(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> tuple[list[Any], list[int]]:
+    x, y = [], []
+    for item, r, sig in rows:
+        res = r.fuse(sig, k=5, refs=False, tuning=t)
+        game = res.game
+        mask = r.games == game if game else r.games == r.games
+        top = [r.units.index(h.unit) for h in res.hits]
+        exact = [m for m in sig.exact if mask[m.position]]
+        x.append(r.relevance_features(sig, mask, top, exact))
+        y.append(0 if item.unanswerable else 1)
+    return x, y
+
+
+def abstention(results: list[tuple[Any, Any]]) -> dict[str, float]:
+    unans = [res for item, res in results if item.unanswerable]
+    ans = [res for item, res in results if not item.unanswerable]
+    return {
+        "turned_away": sum(not r.relevant for r in unans) / max(1, len(unans)),
+        "false_abstention": sum(not r.relevant for r in ans) / max(1, len(ans)),
+        "unanswerable": len(unans),
+        "answerable": len(ans),
+    }
+
+
+def tune() -> tuple[Tuning, dict[str, Any]]:
+    fit_rows, choose_rows = signals("fit"), signals("choose")
+    t = Tuning.load()
+    report: dict[str, Any] = {}
+
+    best: tuple[int, Tuning] | None = None
+    for values in itertools.product(*GAME_GRID.values()):
+        cand = replace(t, game_lexical=1.0, **dict(zip(GAME_GRID, values, strict=True)))
+        g = game_figures(fit_rows, cand)
+        score = g["right"] - WRONG_GAME_COST * g["wrong"]
+        if best is None or score > best[0]:
+            best = (score, cand)
+    assert best is not None
+    t = best[1]
+
+    best_f: tuple[tuple[float, float], Tuning] | None = None
+    for values in itertools.product(*FUSION_GRID.values()):
+        cand = replace(t, **dict(zip(FUSION_GRID, values, strict=True)))
+        sc = retrieval_scores([(i, res.hits) for i, res in fused(fit_rows, cand)])
+        key = (round(sc["recall@5"], 4), round(sc["mrr"], 4))
+        if best_f is None or key > best_f[0]:
+            best_f = (key, cand)
+    assert best_f is not None
+    t = best_f[1]
+
+    x, y = features(fit_rows, t)
+    bias, weights = fit_logistic(x, y)
+    t = replace(
+        t,
+        rel_bias=bias,
+        **{f"rel_{n}": w for n, w in zip(RELEVANCE_FEATURES, weights, strict=True)},
+    )
+    # The floor: the highest that keeps false abstentions on choose within the bound.
+    probs = [
+        r.relevance
+        for item, r in fused(choose_rows, replace(t, floor=0.0))
+        if not item.unanswerable
+    ]
+    floors = sorted(p - 1e-6 for p in probs)
+    allowed = int(MAX_FALSE_ABSTENTION * len(probs))
+    t = replace(t, floor=math.floor(floors[allowed] * 1e4) / 1e4 if floors else 0.0)
+
+    for name, rows in (("fit", fit_rows), ("choose", choose_rows)):
+        results = fused(rows, t)
+        report[name] = {
+            **retrieval_scores([(i, res.hits) for i, res in results]),
+            "game": game_figures(rows, t),
+            **abstention(results),
+        }
+    return t, report
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks tune", description=__doc__)
-    ap.add_argument("--dataset", default=str(DEV))
     ap.add_argument("--write", action="store_true", help=f"write the result to {TUNING_FILE}")
     args = ap.parse_args(argv)
-    service = RulesService(settings_for())
-    service.ingest()
-    retriever = service.retriever()
-    qs = items(args.dataset)
-    sigs = [retriever.signals(q.question) for q in qs]
-
-    best = None
-    for values in itertools.product(*GRID.values()):
-        t = replace(retriever.tuning, **dict(zip(GRID, values, strict=True)))
-        res = [
-            (q, retriever.fuse(s, k=5, refs=False, tuning=t).hits)
-            for q, s in zip(qs, sigs, strict=True)
-        ]
-        sc = retrieval_scores(res)
-        key = (round(sc["recall@5"], 4), round(sc["mrr"], 4))
-        if best is None or key > best[0]:
-            best = (key, t, sc)
-    assert best is not None
-    _, tuning, sc = best
-    print(
-        f"weights: dense {tuning.w_dense}, bm25 {tuning.w_bm25}, exact {tuning.w_exact}, rrf_k {tuning.rrf_k}"
-    )
-    print(
-        f"  recall@1 {sc['recall@1']:.3f}  recall@5 {sc['recall@5']:.3f}  MRR {sc['mrr']:.3f} (n={sc['n']})"
-    )
-
-    # Relevance floor: separate answerable from unanswerable questions.
-    answerable = [not q.unanswerable for q in qs]
-    best_floor = None
-    for dw, scale, bonus in itertools.product(*RELEVANCE.values()):
-        t = replace(tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus)
-        rel = [retriever.fuse(s, k=5, refs=False, tuning=t).relevance for s in sigs]
-        ans = sorted(r for r, a in zip(rel, answerable, strict=True) if a)
-        # highest floor that keeps MIN_ANSWERED of answerable questions
-        cut = ans[int((1 - MIN_ANSWERED) * len(ans))] if ans else 0.0
-        floor = cut - 1e-6
-        unans = [r for r, a in zip(rel, answerable, strict=True) if not a]
-        turned_away = sum(1 for r in unans if r < floor) / len(unans) if unans else 0.0
-        kept = sum(1 for r in ans if r >= floor) / len(ans)
-        key = (turned_away, kept)
-        if best_floor is None or key > best_floor[0]:
-            best_floor = (key, dw, scale, bonus, floor)
-    assert best_floor is not None
-    (turned_away, kept), dw, scale, bonus, floor = best_floor
-    tuning = replace(
-        tuning, dense_weight=dw, bm25_scale=scale, agree_bonus=bonus, floor=round(floor, 4)
-    )
-    print(
-        f"relevance: dense_weight {dw}, bm25_scale {scale}, agree_bonus {bonus}, floor {tuning.floor:.4f}"
-    )
-    print(f"  unanswerable turned away {turned_away:.0%}, answerable kept {kept:.0%}")
+    t, report = tune()
+    for name, r in report.items():
+        g = r["game"]
+        print(
+            f"{name:7s} recall@1 {r['recall@1']:.3f} recall@5 {r['recall@5']:.3f} MRR {r['mrr']:.3f}"
+            f" | game right {g['right']}, wrong {g['wrong']}, undetected {g['undetected']}"
+            f" | unanswerable turned away {r['turned_away']:.0%} of {r['unanswerable']},"
+            f" false abstention {r['false_abstention']:.1%} of {r['answerable']}"
+        )
+    print("tuning:", ", ".join(f"{k}={v:.4g}" for k, v in asdict(t).items()))
     if args.write:
+        f, c = report["fit"], report["choose"]
         TUNING_FILE.write_text(
             "# Written by `python -m benchmarks tune --write` on "
-            f"{time.strftime('%Y-%m-%d')} from {args.dataset}.\n"
-            f"# dev recall@5 {sc['recall@5']:.3f}, MRR {sc['mrr']:.3f}; "
-            f"floor turns away {turned_away:.0%} of unanswerable, keeps {kept:.0%} of answerable.\n"
-            "[retrieval]\n" + "".join(f"{k} = {v}\n" for k, v in tuning.__dict__.items()),
+            f"{time.strftime('%Y-%m-%d')}: weights fitted on the fit split, floor chosen on choose.\n"
+            f"# fit: recall@5 {f['recall@5']:.3f}, MRR {f['mrr']:.3f}, turned away {f['turned_away']:.0%}, "
+            f"false abstention {f['false_abstention']:.1%}\n"
+            f"# choose: recall@5 {c['recall@5']:.3f}, MRR {c['mrr']:.3f}, turned away {c['turned_away']:.0%}, "
+            f"false abstention {c['false_abstention']:.1%}\n"
+            "[retrieval]\n" + "".join(f"{k} = {v!r}\n" for k, v in asdict(t).items()),
             encoding="utf-8",
         )
         print(f"wrote {TUNING_FILE}")

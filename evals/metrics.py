@@ -144,6 +144,16 @@ def verdict_precision(golds: Sequence[str], preds: Sequence[str]) -> float | Non
     return mean([1.0 if g == p else 0.0 for g, p in answered])
 
 
+def wrong_verdict_rate(golds: Sequence[str], preds: Sequence[str]) -> float | None:
+    """Share of questions with gold yes/no that got the *opposite* yes/no (lower is better).
+
+    A withheld verdict ("depends", a quote) is not wrong here: this is the
+    rate of confidently misleading badges. ``None`` when no gold is yes/no.
+    """
+    pairs = _yes_no_pairs(golds, preds)
+    return mean([1.0 if p in YES_NO and p != g else 0.0 for g, p in pairs])
+
+
 def normalize_fact_text(text: str) -> str:
     """The form facts and answers are compared in.
 

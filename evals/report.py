@@ -43,6 +43,7 @@ METRIC_LABELS: dict[str, str] = {
     "balanced_accuracy": "balanced accuracy",
     "verdict_coverage": "verdict coverage",
     "verdict_precision": "verdict precision",
+    "wrong_verdict_rate": "wrong yes/no",
     "facts_recall": "facts recall",
     "expected_rule_cited_rate": "expected rule cited",
     "citation_validity": "citation validity",
@@ -58,7 +59,14 @@ METRIC_LABELS: dict[str, str] = {
 _COUNTS = {"n", "answerable", "unanswerable", "errors", "citations_total", "citations_invalid"}
 _MS = {"latency_p50_ms", "latency_p95_ms"}
 LOWER_IS_BETTER = frozenset(
-    {"errors", "error_rate", "citations_invalid", "false_abstention_rate", *_MS}
+    {
+        "errors",
+        "error_rate",
+        "citations_invalid",
+        "false_abstention_rate",
+        "wrong_verdict_rate",
+        *_MS,
+    }
 )
 
 CHART_METRICS: tuple[str, ...] = (

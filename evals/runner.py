@@ -133,6 +133,7 @@ class Metrics:
     balanced_accuracy: float | None
     verdict_coverage: float | None
     verdict_precision: float | None
+    wrong_verdict_rate: float | None  # yes/no questions given the opposite yes/no
     facts_recall: float | None  # answerable questions with expected facts
     expected_rule_cited_rate: float | None  # answerable questions with expected rules
     citation_validity: float | None  # answers with at least one citation
@@ -149,7 +150,9 @@ class Metrics:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Metrics:
-        return cls(**{f.name: d[f.name] for f in fields(cls)})
+        # reports written before a metric existed read it as "not measured"
+        values: dict[str, Any] = {f.name: d.get(f.name) for f in fields(cls)}
+        return cls(**values)
 
 
 METRIC_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Metrics))
@@ -332,6 +335,7 @@ def compute_metrics(results: Sequence[QuestionResult]) -> Metrics:
         balanced_accuracy=m.balanced_accuracy(golds, preds),
         verdict_coverage=m.verdict_coverage(golds, preds),
         verdict_precision=m.verdict_precision(golds, preds),
+        wrong_verdict_rate=m.wrong_verdict_rate(golds, preds),
         facts_recall=m.mean(facts),
         expected_rule_cited_rate=_rate([r.expected_rule_cited for r in with_rules]),
         citation_validity=_rate([r.citations_valid for r in cited]),

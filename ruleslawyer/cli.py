@@ -181,23 +181,30 @@ def games(ctx: Context, as_json: bool) -> None:
 
 
 class _Bar:
+    """A tqdm progress bar on stderr, one per ingest stage (reading files, embedding)."""
+
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
         self._bar: Any = None
+        self._stage = ""
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled or not total:
             return
-        if self._bar is None:
+        if self._bar is None or stage != self._stage:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=stage, unit="chunk", file=sys.stderr, leave=False)
+            self.close()
+            unit = "file" if stage == "reading" else "chunk"
+            self._bar = tqdm(total=total, desc=stage, unit=unit, file=sys.stderr, leave=False)
+            self._stage = stage
         self._bar.n = done
         self._bar.refresh()
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 
 
 # --- rules ------------------------------------------------------------------

@@ -73,8 +73,36 @@ class RulesService:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
-                self._embedder = make_embedder(self.settings.embedder, self.settings.n_threads)
+                self._embedder = make_embedder(
+                    self.settings.embedder, self.settings.n_threads, self.onnx_dir
+                )
             return self._embedder
+
+    @property
+    def onnx_dir(self) -> Path:
+        """Where the ONNX export of the embedding model is cached (made at ingest)."""
+        return self.settings.model_cache_dir / "minilm-onnx"
+
+    def prepare_embedder(self) -> bool:
+        """Export the embedding model to ONNX once, so later starts skip torch.
+
+        Returns True when an export was made. A failed export is not fatal:
+        the sentence-transformers model keeps working, only slower to start.
+        """
+        from ruleslawyer.ingest.embed import ONNX_FILE, export_onnx
+
+        if self.settings.embedder != "minilm" or (self.onnx_dir / ONNX_FILE).exists():
+            return False
+        try:
+            export_onnx(self.onnx_dir, self.settings.n_threads)
+        except (ModelError, ImportError, RuntimeError, OSError) as err:
+            import logging
+
+            logging.getLogger(__name__).warning("no ONNX export of the embedder: %s", err)
+            return False
+        with self._lock:
+            self._embedder = None  # the next use loads the fast one
+        return True
 
     def catalog(self) -> Catalog:
         """The seeds' and the library's manifests: every rulebook and game detail."""
@@ -168,6 +196,7 @@ class RulesService:
             self._index = None
             self._retriever = None
             self._answerer = None
+        self.prepare_embedder()
         return report
 
     # --- the index ----------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-EmbedderMode = Literal["minilm", "fake"]
+EmbedderMode = Literal["minilm", "minilm-torch", "fake"]
 LLMMode = Literal["llama_cpp", "openai", "fake", "none"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,100 @@
+"""The question splits and the rulebook corpora they are answered from.
+
+Every tuned number is fitted on *fit*, its operating point chosen on
+*choose*, and reported on *test* and on *cross* (a second game's rulebook,
+read from ``../shared/corpora``), which nothing is ever fitted or chosen on:
+
+- fit: the dev questions about the seeds, and questions about a small
+  heading-structured Markdown rulebook written for the tests (so nothing
+  is fitted to the seeds' layout alone);
+- choose: the held-out seed questions and a third of the new seed questions;
+- test: the other two thirds of the new seed questions;
+- cross: questions about Skirmishers, a real third-party rulebook, ingested
+  from its PDF or from its HTML pages.
+
+Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
+and reused (ingest skips an unchanged corpus).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import settings_for
+from ruleslawyer.evals.dataset import EvalItem, load_dataset
+from ruleslawyer.service import RulesService
+from ruleslawyer.settings import PROJECT_ROOT
+
+DATASETS = PROJECT_ROOT / "evals" / "datasets"
+SHARED = PROJECT_ROOT.parent / "shared" / "corpora"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Rulebooks added to the seeds for some questions: one game's files."""
+
+    game: str
+    name: str
+    paths: tuple[Path, ...]
+
+    def available(self) -> bool:
+        return all(p.exists() for p in self.paths)
+
+
+FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "rulebooks" / "markdown"
+CORPORA: dict[str, Corpus] = {
+    "brass": Corpus("brass-and-bayonet", "Brass & Bayonet", tuple(sorted(FIXTURE.glob("0*.md")))),
+    "skirmishers-pdf": Corpus(
+        "skirmishers", "Skirmishers", (SHARED / "skirmishers" / "skirmishers.pdf",)
+    ),
+    "skirmishers-html": Corpus(
+        "skirmishers",
+        "Skirmishers",
+        tuple(
+            SHARED / "skirmishers" / f"{n}.html"
+            for n in (
+                "introduction",
+                "system",
+                "infantry",
+                "advanced-combat",
+                "advanced-mobility",
+                "power-armor",
+            )
+        ),
+    ),
+}
+
+# split -> (dataset file, corpus it is answered from beside the seeds)
+SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
+    "fit": (("dev.jsonl", "brass"), ("brass-and-bayonet.jsonl", "brass")),
+    "choose": (("heldout.jsonl", "brass"), ("choose.jsonl", "brass")),
+    "test": (("test.jsonl", "brass"),),
+    "cross": (("skirmishers.jsonl", "skirmishers-pdf"),),
+    "cross-html": (("skirmishers.jsonl", "skirmishers-html"),),
+}
+
+
+def service(corpus: str, **settings: Any) -> RulesService:
+    """A service over the seeds plus ``corpus``, in its own cached data dir."""
+    spec = CORPORA[corpus]
+    if not spec.available():
+        missing = ", ".join(str(p) for p in spec.paths if not p.exists())
+        raise SystemExit(f"corpus {corpus!r} is not on this machine ({missing})")
+    data = PROJECT_ROOT / ".ruleslawyer" / "bench" / corpus
+    svc = RulesService(settings_for(data, **settings))
+    library = data / "rulebooks" / "manifest.toml"
+    if not library.exists():
+        svc.ingest(list(spec.paths), game=spec.game, game_name=spec.name)
+    else:
+        svc.ingest()
+    return svc
+
+
+def questions(split: str) -> list[tuple[EvalItem, str]]:
+    """(question, corpus) for every question of ``split``."""
+    out: list[tuple[EvalItem, str]] = []
+    for name, corpus in SPLITS[split]:
+        out += [(item, corpus) for item in load_dataset(DATASETS / name)]
+    return out
