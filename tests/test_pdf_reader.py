@@ -1,0 +1,476 @@
+"""The PDF reader (``ingest.formats.pdf``) on PDFs drawn here with reportlab.
+
+Every PDF is built line by line on a reportlab canvas (Helvetica 10 body,
+Helvetica 16 chapters, Helvetica-Bold 10 sections), so each test knows
+exactly which line sits where: the running header, the page numbers, the
+word hyphenated at a line end, the two columns. ``Book`` asserts its own
+premises (a line really ends in "move-", a column really fits its half of
+the page), so no test here can pass because the PDF did not hold what the
+test is about.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from reportlab.lib.pagesizes import letter
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas
+
+from ruleslawyer.ingest.formats import ReadRequest, detect
+from ruleslawyer.ingest.pipeline import parse_file
+from ruleslawyer.ingest.units import ParseResult
+from ruleslawyer.records import RuleUnit
+from ruleslawyer.settings import PROJECT_ROOT
+
+PAGE_W, PAGE_H = letter  # 612 x 792 pt
+MARGIN = 72.0
+TEXT_W = PAGE_W - 2 * MARGIN
+BODY_FONT, BODY_SIZE, LEADING = "Helvetica", 10, 12
+HEADER = "Brass & Bayonet Rules"
+# Two columns: the left one ends, and the right one starts, well clear of the middle.
+LEFT_X, RIGHT_X, COLUMN_W = MARGIN, 330.0, 210.0
+
+SKIRMISHERS = PROJECT_ROOT.parent / "shared" / "corpora" / "skirmishers"
+
+
+def wrap(text: str, width: float, font: str = BODY_FONT, size: float = BODY_SIZE) -> list[str]:
+    """Greedy line breaking, the way a typesetter without hyphenation would."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}".strip()
+        if line and stringWidth(candidate, font, size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines
+
+
+class Book:
+    """A PDF drawn line by line; ``drawn`` keeps (page, text) of every line."""
+
+    def __init__(self, *, header: str = HEADER, page_numbers: bool = True, title: str = ""):
+        self.buf = io.BytesIO()
+        self.canvas = canvas.Canvas(self.buf, pagesize=letter, invariant=1)
+        if title:
+            self.canvas.setTitle(title)
+        self.header = header
+        self.page_numbers = page_numbers
+        self.page = 0
+        self.y = 0.0
+        self.drawn: list[tuple[int, str]] = []
+        self.column_lines: tuple[int, int] = (0, 0)  # of the last two_columns()
+
+    # --- pages -------------------------------------------------------------------
+    def new_page(self) -> None:
+        if self.page:
+            self.canvas.showPage()
+        self.page += 1
+        c = self.canvas
+        c.setFont(BODY_FONT, 9)
+        if self.header:
+            c.drawCentredString(PAGE_W / 2, PAGE_H - 40, self.header)
+            self.drawn.append((self.page, self.header))
+        if self.page_numbers:
+            c.drawCentredString(PAGE_W / 2, 36, str(self.page))
+            self.drawn.append((self.page, str(self.page)))
+        self.y = PAGE_H - 90
+
+    def _line(self, x: float, text: str, font: str, size: float) -> None:
+        assert self.y > 100, "a line ran into the footer zone: the test PDF is too full"
+        self.canvas.setFont(font, size)
+        self.canvas.drawString(x, self.y, text)
+        self.drawn.append((self.page, text))
+
+    # --- content -----------------------------------------------------------------
+    def heading(self, text: str, *, size: float = BODY_SIZE, bold: bool = True) -> None:
+        self.y -= 8
+        self._line(MARGIN, text, "Helvetica-Bold" if bold else BODY_FONT, size)
+        self.y -= size + 6
+
+    def para(self, text: str) -> list[str]:
+        lines = wrap(text, TEXT_W)
+        self.lines(lines)
+        return lines
+
+    def lines(self, lines: list[str]) -> None:
+        """Body lines as given; all but the last must run (nearly) to the right margin."""
+        for n, line in enumerate(lines):
+            if n < len(lines) - 1:
+                assert stringWidth(line, BODY_FONT, BODY_SIZE) > 0.9 * TEXT_W, line
+            self._line(MARGIN, line, BODY_FONT, BODY_SIZE)
+            self.y -= LEADING
+        self.y -= 6
+
+    def toc(self, entries: list[tuple[str, int]]) -> None:
+        for title, page in entries:
+            dots = "." * int((TEXT_W - stringWidth(title, BODY_FONT, BODY_SIZE) - 30) / 2.78)
+            self._line(MARGIN, f"{title} {dots} {page}", BODY_FONT, BODY_SIZE)
+            self.y -= LEADING + 2
+
+    def two_columns(self, left: str, right: str, *, row_order: bool = False) -> None:
+        """Two columns of body text side by side, starting at the current height.
+
+        ``row_order`` writes the content stream row by row (left line 1, right
+        line 1, left line 2, ...), as some generators do; otherwise the whole
+        left column comes first.
+        """
+        left_lines, right_lines = wrap(left, COLUMN_W), wrap(right, COLUMN_W)
+        for line in left_lines:
+            assert LEFT_X + stringWidth(line, BODY_FONT, BODY_SIZE) < PAGE_W / 2 - 10, line
+        self.column_lines = (len(left_lines), len(right_lines))
+        top = self.y
+        placed = [(LEFT_X, i, line) for i, line in enumerate(left_lines)]
+        placed += [(RIGHT_X, i, line) for i, line in enumerate(right_lines)]
+        if row_order:
+            placed.sort(key=lambda p: (p[1], p[0]))
+        for x, i, line in placed:
+            self.y = top - i * LEADING
+            self._line(x, line, BODY_FONT, BODY_SIZE)
+        self.y = top - max(len(left_lines), len(right_lines)) * LEADING - 6
+
+    def pdf(self) -> bytes:
+        self.canvas.showPage()
+        self.canvas.save()
+        return self.buf.getvalue()
+
+
+# --- the main test book: a contents page, then three chapters ---------------------------------
+HYPHENATED = [
+    "A model that moves must stay wholly within the table edge at all times, and the whole "
+    "distance of its move-",
+    "ment is measured along its path, never in a straight line from its start point.",
+]
+BOOK_TOC = [("Basics", 2), ("Movement", 3), ("Charging", 3), ("Shooting", 4), ("Close Combat", 5)]
+# (rule_id, title, parent, page): chapters (16 pt) by size, sections by their dotted numbers
+BOOK_UNITS = [
+    ("basics", "Basics", "", 2),
+    ("1.1", "Dice", "Basics", 2),
+    ("1.2", "Measuring", "Basics", 2),
+    ("movement", "Movement", "", 3),
+    ("2.1", "Moving", "Movement", 3),
+    ("2.2", "Running", "Movement", 3),
+    ("2.3", "Charging", "Movement", 3),  # the heading is at the foot of page 3, its text on 4
+    ("shooting", "Shooting", "", 4),
+    ("3.1", "Choosing a Target", "Shooting", 4),
+    ("3.2", "Range", "Shooting", 4),
+    ("close-combat", "Close Combat", "", 5),
+    ("4.1", "Fighting", "Close Combat", 5),
+]
+FILLER = (
+    "Every rule in this chapter applies to all units unless a unit's profile says otherwise, "
+    "and a later rule always overrides an earlier one when the two disagree. "
+)
+
+
+def book_pdf() -> tuple[bytes, Book]:
+    """Five pages: contents; Basics; Movement; Shooting; Close Combat.
+
+    Chapter headings are Helvetica 16; sections 1.x, 2.x and 4.x are
+    Helvetica-Bold 10; sections 3.x are Helvetica 10 (numbering alone marks
+    them). Every page has the running header and a bare page number.
+    """
+    b = Book(title="Brass & Bayonet")
+    b.new_page()
+    b.heading("Contents", size=16)
+    b.toc(BOOK_TOC)
+
+    b.new_page()
+    b.heading("1 Basics", size=16)
+    b.para("This chapter covers the ideas every other rule relies on. " + FILLER)
+    b.heading("1.1 Dice")
+    b.para("All rolls use six-sided dice, written D6. A roll of 2D6 means two dice added together.")
+    b.heading("1.2 Measuring")
+    b.para("Distances are measured in inches between the closest points of two models' bases.")
+
+    b.new_page()
+    b.heading("2 Movement", size=16)
+    b.para("Every unit may move once in each of its activations. " + FILLER)
+    b.heading("2.1 Moving")
+    b.lines(HYPHENATED)
+    b.heading("2.2 Running")
+    b.para("A unit that runs moves twice its Move stat but may not shoot in the same activation.")
+    b.y = 140  # the next heading sits at the foot of the page ...
+    b.heading("2.3 Charging")
+    b.new_page()  # ... and its text starts the next page
+    b.para("A charging unit moves straight at its target and fights first in the next combat.")
+    b.heading("3 Shooting", size=16)
+    b.para("A unit that takes a Shoot action fires every weapon it carries. " + FILLER)
+    b.heading("3.1 Choosing a Target", bold=False)
+    b.para("Pick an enemy unit that at least one of your models can see and that is in range.")
+    b.heading("3.2 Range", bold=False)
+    b.para("A target is in range if it is no further away than the weapon's range in inches.")
+
+    b.new_page()
+    b.heading("4 Close Combat", size=16)
+    b.para("Units in base contact with an enemy fight instead of shooting. " + FILLER)
+    b.heading("4.1 Fighting")
+    b.para("Each model in base contact rolls one die and scores a hit on a roll of 4 or more.")
+    return b.pdf(), b
+
+
+def read_pdf(data: bytes, name: str = "book.pdf", game: str = "brass") -> ParseResult:
+    fmt = detect(name, data)
+    assert fmt.name == "pdf"
+    return fmt.read(data, ReadRequest(name, game))
+
+
+@pytest.fixture(scope="module")
+def book() -> tuple[ParseResult, Book]:
+    data, b = book_pdf()
+    return read_pdf(data), b
+
+
+def unit(result: ParseResult, rule_id: str) -> RuleUnit:
+    found = [u for u in result.units if u.rule_id == rule_id]
+    assert len(found) == 1, (rule_id, [u.rule_id for u in result.units])
+    return found[0]
+
+
+# --- headings, parents and pages ----------------------------------------------------------------
+def test_headings_from_size_and_numbering(book: tuple[ParseResult, Book]) -> None:
+    result, _ = book
+    got = [(u.rule_id, u.title, u.parent, u.source.page) for u in result.units]
+    assert got == BOOK_UNITS
+    assert result.pages == 5
+    assert result.parser == "pdf"
+    assert all(u.title_source == "heading" and u.kind == "rule" for u in result.units)
+    assert unit(result, "1.1").text == (
+        "All rolls use six-sided dice, written D6. A roll of 2D6 means two dice added together."
+    )
+    # a chapter's number is taken off its title and is no ID
+    assert not any(u.title[:1].isdigit() for u in result.units)
+
+
+def test_unit_page_is_the_page_of_its_heading(book: tuple[ParseResult, Book]) -> None:
+    result, b = book
+    assert (3, "2.3 Charging") in b.drawn
+    assert [text for page, text in b.drawn if page == 4][2].startswith("A charging unit")
+    charging = unit(result, "2.3")
+    assert charging.source.page == 3
+    assert charging.text == (
+        "A charging unit moves straight at its target and fights first in the next combat."
+    )
+    # and a unit that starts on a page after a page break carries that page
+    assert unit(result, "shooting").source.page == 4
+    assert unit(result, "4.1").source.page == 5
+
+
+def test_running_header_and_page_numbers_are_dropped_and_reported(
+    book: tuple[ParseResult, Book],
+) -> None:
+    result, b = book
+    assert sum(1 for _, text in b.drawn if text == HEADER) == 5
+    assert result.dropped == {
+        "running headers and footers": 5,
+        "page numbers": 5,
+        "table of contents lines": 1 + len(BOOK_TOC),  # "Contents" and its entries
+    }
+    assert result.units
+    for u in result.units:
+        assert "Brass & Bayonet" not in u.text, u.rule_id
+        for line in u.text.splitlines():
+            assert not line.strip().isdigit(), (u.rule_id, line)
+
+
+def test_word_hyphenated_at_a_line_end_is_rejoined(book: tuple[ParseResult, Book]) -> None:
+    result, b = book
+    assert any(text.endswith(" move-") for _, text in b.drawn)
+    moving = unit(result, "2.1")
+    assert moving.text == (
+        "A model that moves must stay wholly within the table edge at all times, and the whole "
+        "distance of its movement is measured along its path, never in a straight line from its "
+        "start point."
+    )
+    assert "move-" not in moving.search_text and "movement" in moving.search_text
+
+
+def test_table_of_contents_page_is_dropped(book: tuple[ParseResult, Book]) -> None:
+    result, b = book
+    toc_lines = [text for page, text in b.drawn if page == 1 and "...." in text]
+    assert len(toc_lines) == len(BOOK_TOC)
+    assert result.dropped["table of contents lines"] == 1 + len(BOOK_TOC)
+    assert "contents" not in {u.rule_id for u in result.units}
+    for u in result.units:
+        assert "...." not in u.text and u.source.page != 1, u.rule_id
+        assert "Contents" not in u.text and "Contents" not in u.parent
+
+
+def test_reading_is_deterministic(book: tuple[ParseResult, Book]) -> None:
+    result, _ = book
+    again, _ = book_pdf()
+    assert read_pdf(again).units == result.units
+
+
+# --- two columns --------------------------------------------------------------------------------
+ALPHA = [
+    "Alpha models fight in base contact only and never at a distance.",
+    "Alpha fighters roll one die for each model in the unit that is in contact.",
+    "Alpha blows strike in the order the players choose at the start.",
+    "Alpha units that lose the fight must test their nerve at once.",
+]
+BRAVO = [
+    "Bravo units that win the fight may pursue the loser at once.",
+    "Bravo pursuit moves are made straight ahead and never turn.",
+    "Bravo cavalry may pursue twice as far as any foot unit can.",
+    "Bravo units that pursue may not shoot in their next turn.",
+]
+
+
+def two_column_pdf(*, row_order: bool = False) -> tuple[bytes, Book]:
+    """Three pages; page 2 holds section 2.1 in two columns (left: Alpha, right: Bravo)."""
+    b = Book()
+    b.new_page()
+    b.heading("1 Basics", size=16)
+    b.para("This chapter covers the ideas every other rule relies on. " + FILLER)
+    b.new_page()
+    b.heading("2 Close Combat", size=16)
+    b.heading("2.1 Fighting")
+    b.two_columns(" ".join(ALPHA), " ".join(BRAVO), row_order=row_order)
+    b.new_page()
+    b.heading("3 Morale", size=16)
+    b.para("A unit that loses half its models must take a Nerve test at the end of the turn.")
+    return b.pdf(), b
+
+
+def check_two_columns(data: bytes, b: Book) -> RuleUnit:
+    assert min(b.column_lines) >= 5  # each column holds several lines
+    result = read_pdf(data)
+    assert [(u.rule_id, u.parent, u.source.page) for u in result.units] == [
+        ("basics", "", 1),
+        ("2.1", "Close Combat", 2),
+        ("morale", "", 3),
+    ]
+    fighting = unit(result, "2.1")
+    # every sentence comes out whole (a line mixing both columns would cut them up) ...
+    for sentence in ALPHA + BRAVO:
+        assert sentence in fighting.text, sentence
+    # ... the left column first, then the right column
+    assert fighting.text.index(ALPHA[-1]) < fighting.text.index(BRAVO[0])
+    return fighting
+
+
+def test_two_columns_are_read_left_then_right() -> None:
+    data, b = two_column_pdf()
+    fighting = check_two_columns(data, b)
+    assert fighting.text.startswith(ALPHA[0])
+    assert fighting.text.endswith(BRAVO[-1])
+
+
+def test_two_columns_written_row_by_row_are_read_left_then_right() -> None:
+    data, b = two_column_pdf(row_order=True)
+    check_two_columns(data, b)
+
+
+def test_no_line_of_unit_text_mixes_the_two_columns() -> None:
+    data, _ = two_column_pdf()
+    fighting = unit(read_pdf(data), "2.1")
+    assert fighting.text.splitlines() == [" ".join(ALPHA), " ".join(BRAVO)]
+
+
+def test_page_number_on_a_two_column_page_is_counted_once() -> None:
+    data, _ = two_column_pdf()
+    assert read_pdf(data).dropped["page numbers"] == 3
+
+
+# --- typography the reader misses ---------------------------------------------------------------
+def test_bold_body_size_headings_are_headings() -> None:
+    b = Book()
+    for n, chapter in enumerate(("Basics", "Movement", "Shooting"), start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+        b.heading(f"{n}.1 Moving")
+        b.para("A model moves up to its Move stat in inches, measured along its path.")
+        b.heading(f"{n}.1.1 Pivoting", bold=False)
+        b.para("Pivoting on the spot costs no distance at the start or end of a move.")
+        b.heading("Difficult Ground")
+        b.para("Difficult ground halves the distance a unit may move through it.")
+    result = read_pdf(b.pdf())
+    got = [(u.rule_id, u.title, u.parent) for u in result.units if u.source.page == 2]
+    assert got == [
+        ("movement", "Movement", ""),
+        ("2.1", "Moving", "Movement"),
+        ("2.1.1", "Pivoting", "Movement > Moving"),
+        ("movement/difficult-ground", "Difficult Ground", "Movement"),
+    ]
+
+
+def test_heading_style_used_only_on_the_last_page_is_a_heading() -> None:
+    b = Book()
+    for n, chapter in enumerate(("Basics", "Movement", "Shooting", "Morale", "Terrain"), start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+    b.heading("Quick Reference", size=12)
+    b.para("Move 6 inches. Shoot at up to 24 inches. Charge 3 inches further than a move.")
+    result = read_pdf(b.pdf())
+    assert "cover lines" not in result.dropped
+    assert unit(result, "terrain").text == "This chapter covers terrain. " + FILLER.strip()
+    ref = unit(result, "terrain/quick-reference")
+    assert (ref.title, ref.parent, ref.source.page) == ("Quick Reference", "Terrain", 5)
+
+
+def test_numbered_table_of_contents_is_dropped() -> None:
+    b = Book()
+    b.new_page()
+    b.heading("Contents", size=16)
+    b.toc([("1 Basics", 2), ("1.1 Dice", 2), ("1.2 Measuring", 2), ("2 Movement", 3)])
+    b.toc([("2.1 Moving", 3), ("3 Shooting", 4), ("3.1 Range", 4)])
+    chapters = {"Basics": ["1.1 Dice", "1.2 Measuring"], "Movement": ["2.1 Moving"]}
+    chapters["Shooting"] = ["3.1 Range"]
+    for n, (chapter, sections) in enumerate(chapters.items(), start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+        for section in sections:
+            b.heading(section)
+            b.para(f"The rules of {section[4:].lower()} are given here in one sentence.")
+    result = read_pdf(b.pdf())
+    assert result.dropped["table of contents lines"] == 8
+    assert [u.rule_id for u in result.units] == [
+        "basics",
+        "1.1",
+        "1.2",
+        "movement",
+        "2.1",
+        "shooting",
+        "3.1",
+    ]
+    assert unit(result, "2.1").title == "Moving"
+
+
+# --- a real rulebook ------------------------------------------------------------------------------
+@pytest.mark.skipif(
+    not (SKIRMISHERS / "skirmishers.pdf").is_file(), reason="../shared/corpora is not here"
+)
+def test_skirmishers_rulebook() -> None:
+    import pypdfium2 as pdfium
+
+    path: Path = SKIRMISHERS / "skirmishers.pdf"
+    data = path.read_bytes()
+    doc = pdfium.PdfDocument(data)
+    try:
+        raw_pages = [doc[i].get_textpage().get_text_range() for i in range(len(doc))]
+    finally:
+        doc.close()
+    assert sum("GM 1-1" in text for text in raw_pages) == len(raw_pages) == 30
+
+    result = parse_file(path.name, data, game="skirmishers")
+    assert result.format == "pdf" and result.pages == 30
+    assert len(result.units) >= 40
+    los = unit(result, "infantry/combat/line-of-sight")
+    assert (los.title, los.parent, los.source.page) == ("Line of Sight", "Infantry > Combat", 9)
+    assert los.text.startswith("If a trooper can only attack a target if they have a valid line")
+    assert "block line of sight" in los.text
+    assert result.dropped["running headers and footers"] > 0
+    for u in result.units:
+        assert "GM 1-1" not in u.text, u.rule_id
+        assert u.source.file == "skirmishers.pdf"
+        assert isinstance(u.source.page, int) and 1 <= u.source.page <= 30
