@@ -12,6 +12,7 @@ COMMANDS = {
     "answer": "benchmarks.answer",
     "perf": "benchmarks.perf",
     "report": "benchmarks.report",
+    "contention": "benchmarks.contention",
 }
 
 

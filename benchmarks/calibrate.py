@@ -1,172 +1,304 @@
-"""Fit the yes/no verdict model per LLM on the dev set, and compare the models.
+"""Fit each LLM's yes/no verdict on *fit*, choose its floor on *choose*, report on the rest.
 
-    python -m benchmarks calibrate [--models qwen2.5-0.5b,smollm2-135m,gemma3-270m] [--write]
+    python -m benchmarks calibrate [--models qwen2.5-0.5b,qwen2.5-1.5b] [--write]
+                                   [--chart artifacts/verdict-curve.png]
 
-For every dev question with a yes/no ruling, the real pipeline runs
-(retrieval with the game detected, evidence selection) and the verdict
-features are recorded: the model's logP(" Yes") - logP(" No") margin and the
-two text cues. A logistic model is fitted on them (L2-regularised; quality
-reported by leave-one-out, so the figure is not a training-set figure), and
-the confidence floor is chosen as the operating point that maximises
-balanced accuracy counting withheld verdicts as wrong, among floors whose
-verdict precision is at least the always-answer precision. ``--write``
-stores the weights in ``prompts/calibration.toml``.
+For every yes/no question of every split, the real pipeline runs (game
+detected, evidence picked) and every verdict feature of ``ruleslawyer.verdict``
+is recorded (cached per model, prompts, code and dataset). Then, per model:
+
+1. a logistic model over the features is fitted on *fit* (classes balanced);
+2. the operating point is the lowest confidence whose verdict precision on
+   *choose* is at least ``MIN_PRECISION`` over at least ``MIN_VERDICTS``
+   verdicts; a model with no such point is disabled (no verdicts, no scoring
+   passes);
+3. figures are reported on *test* and *cross* (another game's rulebook),
+   never used above: coverage, precision, wrong yes/no rate, and the
+   balanced accuracy a verdict on every question would get;
+4. cross-corpus: refitted on the seed games' questions alone and tested on
+   the other game's, and the reverse (fitted on the other game's, tested on
+   the seed test questions).
+
+The FAQ match (``FaqMatch``) is fitted the same way: the lowest
+question/FAQ similarity among *fit* FAQs whose literal answer was right, as
+long as no wrong one reaches it. ``--write`` stores everything in
+``prompts/calibration.toml``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks.common import DEV, items, settings_for
-from ruleslawyer.evals.metrics import balanced_accuracy, verdict_coverage, verdict_precision
-from ruleslawyer.service import RulesService
-from ruleslawyer.verdict import CALIBRATION_FILE, FEATURES, Calibration, decide, features
+from benchmarks.common import fit_logistic, machine
+from benchmarks.splits import DATASETS, SPLITS, questions, service
+from ruleslawyer.evals.metrics import balanced_accuracy
+from ruleslawyer.verdict import (
+    CALIBRATION_FILE,
+    FEATURES,
+    Calibration,
+    FaqMatch,
+    decide,
+    faq_answer,
+    features,
+    probability_yes,
+)
 
-CONFIDENCES = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]
-
-
-def fit(x: np.ndarray, y: np.ndarray, l2: float = 0.5, steps: int = 3000) -> np.ndarray:
-    """Logistic regression by gradient descent; returns [bias, weights...]."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(xb.shape[1])
-    # balance the classes so an always-"no" model is not the optimum
-    pos = y.mean() if len(y) else 0.5
-    sw = np.where(y == 1, 0.5 / max(pos, 1e-6), 0.5 / max(1 - pos, 1e-6))
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-(xb @ w)))
-        grad = xb.T @ (sw * (p - y)) / len(y) + l2 * np.r_[0, w[1:]] / len(y)
-        w -= 0.5 * grad
-    return w
-
-
-def calibration_from(w: np.ndarray, confidence: float, note: str) -> Calibration:
-    weights = dict(zip([f"w_{name}" for name in FEATURES], map(float, w[1:]), strict=True))
-    return Calibration(bias=float(w[0]), confidence=confidence, measured=note, **weights)
+MIN_PRECISION = 0.9
+MIN_VERDICTS = 3
+CONFIDENCES = [round(c, 2) for c in np.arange(0.5, 1.0, 0.01)]
+NAMES = list(FEATURES)
+VERDICT_SPLITS = ("fit", "choose", "test", "cross")
 
 
-def collect(model: str, dataset: str) -> tuple[np.ndarray, np.ndarray, list[str], float]:
-    """Verdict features for the dev yes/no questions, cached per model, prompt and dataset."""
-    import hashlib
-    import json
-
+def _cache_key(model: str) -> str:
+    import ruleslawyer
     from ruleslawyer.prompts.templates import template
 
-    settings = settings_for(llm="llama_cpp", default_model=model)
-    # the features depend on the prompt, the dataset, and the code that picks evidence
-    import ruleslawyer
+    root = Path(ruleslawyer.__file__).parent
+    parts = [model, template("verdict"), template("verdict_zero_shot")]
+    parts += [(root / n).read_text(encoding="utf-8") for n in ("verdict.py", "evidence.py")]
+    parts += [(DATASETS / f).read_text(encoding="utf-8") for s in SPLITS for f, _ in SPLITS[s]]
+    return hashlib.sha1("".join(parts).encode()).hexdigest()[:16]
 
-    code = "".join(
-        (Path(ruleslawyer.__file__).parent / name).read_text(encoding="utf-8")
-        for name in ("verdict.py", "evidence.py", "answer.py")
-    )
-    key = hashlib.sha1(
-        (model + template("verdict") + Path(dataset).read_text(encoding="utf-8") + code).encode()
-    ).hexdigest()[:16]
-    cache = settings.data_dir / "calibration-cache" / f"{model}-{key}.json"
+
+def collect(model: str) -> list[dict[str, Any]]:
+    """One row per yes/no question of every split: gold, features, FAQ match."""
+    cache = Path(".ruleslawyer") / "bench" / "calibration" / f"{model}-{_cache_key(model)}.json"
     if cache.exists():
-        d = json.loads(cache.read_text())
-        return np.array(d["x"]), np.array(d["y"]), d["ids"], d["per_q"]
-    x, y, ids, per_q = _collect(settings, dataset)
+        rows: list[dict[str, Any]] = json.loads(cache.read_text(encoding="utf-8"))
+        return rows
+    rows = []
+    services: dict[str, Any] = {}
+    for split in VERDICT_SPLITS:
+        for item, corpus in questions(split):
+            if item.expected_verdict not in ("yes", "no"):
+                continue
+            if corpus not in services:
+                services[corpus] = service(corpus, llm="llama_cpp", default_model=model)
+            svc = services[corpus]
+            result = svc.search(item.question)
+            answerer = svc.answerer()
+            evidence = answerer._evidence(item.question, result) if result.hits else []
+            t0 = time.perf_counter()
+            f = features(svc.llm(), item.question, [e.quote for e in evidence[:2]], NAMES)
+            faq = faq_answer(evidence[0].quote) if evidence else None
+            similarity = None
+            if faq is not None:
+                v = svc.embedder().embed([item.question, faq[0]])
+                similarity = float(v[0] @ v[1])
+            rows.append(
+                {
+                    "split": split,
+                    "id": item.id,
+                    "gold": item.expected_verdict,
+                    "features": f or {},
+                    "faq": faq[1] if faq else None,
+                    "faq_similarity": similarity,
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
+    for svc in services.values():
+        svc.close()
     cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps({"x": x.tolist(), "y": y.tolist(), "ids": ids, "per_q": per_q}))
-    return x, y, ids, per_q
+    cache.write_text(json.dumps(rows), encoding="utf-8")
+    return rows
 
 
-def _collect(settings: Any, dataset: str) -> tuple[np.ndarray, np.ndarray, list[str], float]:
-    service = RulesService(settings)
-    service.ingest()
-    answerer = service.answerer()
-    llm = service.llm()
-    qs = [q for q in items(dataset) if q.expected_verdict in ("yes", "no")]
-    rows, golds, ids = [], [], []
-    service.ask(qs[0].question)  # warm: models loaded
-    t0 = time.perf_counter()
-    for q in qs:
-        result = service.search(q.question)
-        ev = answerer._evidence(q.question, result) if result.hits else []
-        f = features(llm, q.question, [e.quote for e in ev[:2]])
-        rows.append(f.as_tuple() if f else (0.0,) * len(FEATURES))
-        golds.append(1 if q.expected_verdict == "yes" else 0)
-        ids.append(q.id)
-    per_q = (time.perf_counter() - t0) / max(1, len(qs))
-    return np.array(rows, dtype=float), np.array(golds, dtype=float), ids, per_q
+def _x(rows: list[dict[str, Any]]) -> np.ndarray:
+    return np.array([[r["features"].get(n, 0.0) for n in NAMES] for r in rows], dtype=float)
 
 
-def evaluate(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
-    golds = ["yes" if v else "no" for v in y]
-    raw = ["yes" if m > 0 else "no" for m in x[:, 0]]
-    out: dict[str, Any] = {"raw_balanced": balanced_accuracy(golds, raw)}
-    # leave-one-out probabilities
-    loo = np.zeros(len(y))
-    for i in range(len(y)):
-        keep = np.arange(len(y)) != i
-        w = fit(x[keep], y[keep])
-        loo[i] = probability_yes_row(w, x[i])
-    best = None
+def _y(rows: list[dict[str, Any]]) -> np.ndarray:
+    return np.array([1 if r["gold"] == "yes" else 0 for r in rows])
+
+
+def verdict_figures(rows: list[dict[str, Any]], cal: Calibration) -> dict[str, Any]:
+    """Coverage, precision and wrong rate of the model's verdicts at ``cal``'s floor."""
+    golds = [r["gold"] for r in rows]
+    probs = [probability_yes(r["features"], cal) for r in rows]
+    preds = [decide(p, cal) for p in probs]
+    given = [(g, p) for g, p in zip(golds, preds, strict=True) if p in ("yes", "no")]
+    right = sum(1 for g, p in given if g == p)
+    return {
+        "n": len(rows),
+        "coverage": len(given) / len(rows) if rows else None,
+        "precision": right / len(given) if given else None,
+        "wrong": (len(given) - right) / len(rows) if rows else None,
+        "balanced_if_always": balanced_accuracy(golds, ["yes" if p > 0.5 else "no" for p in probs]),
+    }
+
+
+def curve(rows: list[dict[str, Any]], cal: Calibration) -> list[tuple[float, float, float]]:
+    """(confidence, coverage, precision) for every floor: the precision/coverage curve."""
+    out = []
     for c in CONFIDENCES:
-        preds = [decide(p, Calibration(confidence=c)) for p in loo]
-        row = {
-            "confidence": c,
-            "balanced": balanced_accuracy(golds, preds),
-            "coverage": verdict_coverage(golds, preds),
-            "precision": verdict_precision(golds, preds),
-        }
-        out.setdefault("curve", []).append(row)
-        if best is None or (row["balanced"] or 0) > (best["balanced"] or 0):
-            best = row
-    out["best"] = best
-    out["weights"] = fit(x, y).tolist()
+        fig = verdict_figures(rows, Calibration(True, cal.bias, cal.weights, c))
+        if fig["precision"] is not None:
+            out.append((c, fig["coverage"], fig["precision"]))
     return out
 
 
-def probability_yes_row(w: np.ndarray, row: np.ndarray) -> float:
-    z = w[0] + float(np.dot(w[1:], row))
-    return float(1 / (1 + np.exp(-z)))
+def fit_model(fit_rows: list[dict[str, Any]], choose_rows: list[dict[str, Any]]) -> Calibration:
+    bias, w = fit_logistic(_x(fit_rows), _y(fit_rows), l2=0.5)
+    cal = Calibration(True, bias, dict(zip(NAMES, w, strict=True)), 0.5)
+    for c in CONFIDENCES:
+        trial = Calibration(True, bias, cal.weights, c)
+        fig = verdict_figures(choose_rows, trial)
+        given = round((fig["coverage"] or 0) * fig["n"])
+        if given >= MIN_VERDICTS and (fig["precision"] or 0) >= MIN_PRECISION:
+            return Calibration(True, bias, cal.weights, c, fig["precision"])
+    return Calibration(False, bias, cal.weights, 0.5)
+
+
+def fit_faq(rows: list[dict[str, Any]]) -> FaqMatch:
+    fit = [r for r in rows if r["split"] == "fit" and r["faq"] is not None]
+    right = [r["faq_similarity"] for r in fit if r["faq"] == r["gold"]]
+    wrong = [r["faq_similarity"] for r in fit if r["faq"] != r["gold"]]
+    if not right:
+        return FaqMatch()
+    floor = min(s for s in right if all(s > w for w in wrong)) if wrong else min(right)
+    return FaqMatch(round(floor - 1e-4, 4), f"fit: {len(right)} right, {len(wrong)} wrong")
+
+
+def faq_figures(rows: list[dict[str, Any]], match: FaqMatch) -> dict[str, int]:
+    given = [r for r in rows if r["faq"] and (r["faq_similarity"] or 0) >= match.min_similarity]
+    return {"given": len(given), "right": sum(1 for r in given if r["faq"] == r["gold"])}
+
+
+def report(models: list[str]) -> tuple[dict[str, Any], dict[str, Calibration], FaqMatch]:
+    out: dict[str, Any] = {"machine": machine(), "models": {}}
+    cals: dict[str, Calibration] = {}
+    faq = FaqMatch()
+    for model in models:
+        rows = collect(model)
+        by = {s: [r for r in rows if r["split"] == s] for s in VERDICT_SPLITS}
+        cal = fit_model(by["fit"], by["choose"])
+        seeds_fit = [r for r in by["fit"] if not r["id"].startswith("bb-")]
+        cross_cal = fit_model(seeds_fit, by["choose"])
+        rb, rw = fit_logistic(_x(by["cross"]), _y(by["cross"]), l2=0.5)
+        reverse = Calibration(True, rb, dict(zip(NAMES, rw, strict=True)), cal.confidence)
+        per_q = float(np.mean([r["seconds"] for r in rows])) if rows else 0.0
+        out["models"][model] = {
+            "enabled": cal.enabled,
+            "confidence": cal.confidence,
+            "weights": cal.weights,
+            "splits": {s: verdict_figures(by[s], cal) for s in VERDICT_SPLITS},
+            "curves": {s: curve(by[s], cal) for s in VERDICT_SPLITS},
+            "seeds_to_other_game": verdict_figures(by["cross"], cross_cal),
+            "other_game_to_seeds": verdict_figures(by["test"], reverse),
+            "scoring_s_per_question": round(per_q, 2),
+        }
+        cals[model] = cal
+        faq = fit_faq(rows)
+        out["faq"] = {
+            "min_similarity": faq.min_similarity,
+            **{s: faq_figures(by[s], faq) for s in VERDICT_SPLITS},
+        }
+    return out, cals, faq
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.0%}"
+
+
+def print_report(r: dict[str, Any]) -> None:
+    print(f"Verdict calibration ({r['machine']})")
+    for model, m in r["models"].items():
+        state = f"enabled, floor {m['confidence']:.2f}" if m["enabled"] else "DISABLED"
+        print(f"\n{model}: {state}; scoring {m['scoring_s_per_question']} s/question")
+        print(
+            f"  {'split':8s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
+        )
+        for s, f in m["splits"].items():
+            print(
+                f"  {s:8s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
+                f"{_pct(f['wrong']):>7s} {_pct(f['balanced_if_always']):>15s}"
+            )
+        for name in ("seeds_to_other_game", "other_game_to_seeds"):
+            f = m[name]
+            print(
+                f"  {name}: balanced if always {_pct(f['balanced_if_always'])}, coverage "
+                f"{_pct(f['coverage'])}, precision {_pct(f['precision'])}, wrong {_pct(f['wrong'])}"
+            )
+    faq = r.get("faq", {})
+    if faq:
+        print(f"\nFAQ literal answers (similarity >= {faq['min_similarity']}):")
+        for s in VERDICT_SPLITS:
+            print(f"  {s:8s} {faq[s]['right']} right of {faq[s]['given']} given")
+
+
+def write_chart(r: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(r["models"]), figsize=(5 * len(r["models"]), 4), squeeze=False)
+    for ax, (model, m) in zip(axes[0], r["models"].items(), strict=True):
+        for s in ("choose", "test", "cross"):
+            pts = m["curves"][s]
+            if pts:
+                ax.plot([p[1] for p in pts], [p[2] for p in pts], marker=".", label=s)
+        ax.axhline(MIN_PRECISION, color="grey", linestyle="--", linewidth=1)
+        ax.set(
+            title=model,
+            xlabel="coverage (share of yes/no questions given a verdict)",
+            ylabel="precision of the verdicts given",
+            xlim=(0, 1),
+            ylim=(0, 1.05),
+        )
+        ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+
+
+def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, Any]) -> None:
+    day = time.strftime("%Y-%m-%d")
+    lines = [
+        "# Written by `python -m benchmarks calibrate --write`; see ruleslawyer/verdict.py.",
+        "# Fitted on the fit split, floors chosen on choose; test/cross figures in the README.",
+        "",
+        "[faq]",
+        f"min_similarity = {faq.min_similarity!r}",
+        f'measured = "{day}: {faq.measured}"',
+        "",
+    ]
+    for model, cal in cals.items():
+        f = r["models"][model]["splits"]
+        note = (
+            f"{day}: choose precision {_pct(f['choose']['precision'])} at coverage "
+            f"{_pct(f['choose']['coverage'])}; test {_pct(f['test']['precision'])} at "
+            f"{_pct(f['test']['coverage'])}; cross {_pct(f['cross']['precision'])} at "
+            f"{_pct(f['cross']['coverage'])}"
+            if cal.enabled
+            else f"{day}: disabled, no floor reached {MIN_PRECISION:.0%} precision on choose"
+        )
+        cal = Calibration(cal.enabled, cal.bias, cal.weights, cal.confidence, cal.precision, note)
+        lines.append(cal.to_toml(model))
+    CALIBRATION_FILE.write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks calibrate", description=__doc__)
-    ap.add_argument("--models", default="qwen2.5-0.5b,smollm2-135m,gemma3-270m")
-    ap.add_argument("--dataset", default=str(DEV))
+    ap.add_argument("--models", default="qwen2.5-0.5b")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--chart", type=Path, default=Path("artifacts/verdict-curve.png"))
+    ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    entries = {}
-    print(
-        f"{'model':16s} {'raw bal.':>8s} {'LOO bal.':>8s} {'coverage':>8s} {'precision':>9s} {'conf':>5s} {'s/q':>5s}"
-    )
-    for model in args.models.split(","):
-        x, y, _, per_q = collect(model, args.dataset)
-        r = evaluate(x, y)
-        b = r["best"]
-        print(
-            f"{model:16s} {r['raw_balanced']:8.3f} {b['balanced']:8.3f} {b['coverage']:8.3f} "
-            f"{b['precision']:9.3f} {b['confidence']:5.2f} {per_q:5.2f}"
-        )
-        for row in r["curve"]:
-            print(
-                f"    confidence {row['confidence']:.2f}: balanced {row['balanced'] or 0:.3f} "
-                f"coverage {row['coverage'] or 0:.3f} precision {row['precision'] or 0:.3f}"
-            )
-        w = r["weights"]
-        note = (
-            f"{time.strftime('%Y-%m-%d')}: dev n={len(y)}, leave-one-out balanced accuracy "
-            f"{b['balanced']:.3f} at coverage {b['coverage']:.3f}"
-        )
-        entries[model] = calibration_from(np.array(w), b["confidence"], note)
+    r, cals, faq = report(args.models.split(","))
+    print_report(r)
+    write_chart(r, args.chart)
+    print(f"\nprecision/coverage chart: {args.chart}")
+    if args.json:
+        args.json.write_text(json.dumps(r, indent=1), encoding="utf-8")
     if args.write:
-        lines = [
-            "# Written by `python -m benchmarks calibrate --write`; per model, see ruleslawyer/verdict.py.",
-            "",
-        ]
-        for model, cal in entries.items():
-            lines.append(f'[models."{model}"]')
-            for k, v in cal.__dict__.items():
-                lines.append(f"{k} = {v!r}" if isinstance(v, float) else f'{k} = "{v}"')
-            lines.append("")
-        CALIBRATION_FILE.write_text("\n".join(lines), encoding="utf-8")
+        write_calibration(cals, faq, r)
         print(f"wrote {CALIBRATION_FILE}")

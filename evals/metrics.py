@@ -6,7 +6,7 @@ measured"), never 0 or 1, so a dataset without e.g. unanswerable questions
 does not report a perfect or a failing abstention rate.
 
 Verdict metrics only count questions whose gold verdict is yes/no: those are
-the ones with a checkable answer. Any other predicted verdict ("depends",
+the ones with a checkable answer. Any other predicted verdict ("quote",
 "answer", "not_found", an error) on such a question is wrong, so a bot cannot
 raise its accuracy by hedging. Balanced accuracy is reported next to plain
 accuracy because the datasets lean towards "no" and an always-"no" bot would
@@ -147,11 +147,31 @@ def verdict_precision(golds: Sequence[str], preds: Sequence[str]) -> float | Non
 def wrong_verdict_rate(golds: Sequence[str], preds: Sequence[str]) -> float | None:
     """Share of questions with gold yes/no that got the *opposite* yes/no (lower is better).
 
-    A withheld verdict ("depends", a quote) is not wrong here: this is the
+    A withheld verdict ("quote", a quote) is not wrong here: this is the
     rate of confidently misleading badges. ``None`` when no gold is yes/no.
     """
     pairs = _yes_no_pairs(golds, preds)
     return mean([1.0 if p in YES_NO and p != g else 0.0 for g, p in pairs])
+
+
+def verdict_curve(
+    golds: Sequence[str], p_yes: Sequence[float | None], floors: Sequence[float]
+) -> list[tuple[float, float, float | None]]:
+    """(floor, coverage, precision) of a model's verdicts at each confidence floor.
+
+    Only questions with a gold yes/no count. A question is given a verdict at
+    ``floor`` when the model was asked and max(p, 1 - p) >= floor; the verdict
+    is "yes" when p > 0.5. Coverage is over all yes/no questions (a question the
+    model was not asked is never covered); precision is None with nothing given.
+    """
+    pairs = [(g, p) for g, p in zip(golds, p_yes, strict=True) if g in YES_NO]
+    out: list[tuple[float, float, float | None]] = []
+    for floor in floors:
+        given = [(g, p) for g, p in pairs if p is not None and max(p, 1 - p) >= floor]
+        right = sum(1 for g, p in given if (p > 0.5) == (g == "yes"))
+        coverage = len(given) / len(pairs) if pairs else 0.0
+        out.append((floor, coverage, right / len(given) if given else None))
+    return out
 
 
 def normalize_fact_text(text: str) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ruleslawyer.errors import InputError
+from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, Metrics, QuestionResult
 
 DEFAULT_THRESHOLDS = Path(__file__).resolve().parent / "thresholds.toml"
@@ -208,6 +209,7 @@ def _markdown(report: EvalReport, compare: EvalReport | None) -> str:
         parts.append(f"- Compared with: {_describe(compare)}")
         parts.append("- Cells read before → after (delta).")
     parts += ["", _markdown_table(report, compare), ""]
+    parts += _verdict_section(report)
     failures = report.failures
     parts.append(f"## Failures ({len(failures)} of {len(report.results)})")
     parts.append("")
@@ -217,6 +219,70 @@ def _markdown(report: EvalReport, compare: EvalReport | None) -> str:
         parts.append(f"- **{r.id}** ({r.game}): {r.question}")
         parts += [f"  - {line}" for line in _failure_lines(r)]
     return "\n".join(parts) + "\n"
+
+
+CURVE_FLOORS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+
+
+def _verdict_section(report: EvalReport) -> list[str]:
+    """How often a yes/no verdict was given and how often it was right, by source,
+    and the model's precision/coverage curve (chart: verdicts.png)."""
+    yes_no = [r for r in report.results if r.expected_verdict in m.YES_NO]
+    if not yes_no:
+        return []
+    lines = ["## Verdicts", ""]
+    for source, label in (("faq", "the rulebook's own FAQ answer"), ("model", "the model")):
+        given = [r for r in yes_no if r.verdict_source == source and r.verdict in m.YES_NO]
+        right = sum(1 for r in given if r.verdict == r.expected_verdict)
+        lines.append(
+            f"- From {label}: {len(given)} of {len(yes_no)} yes/no questions, "
+            f"{right} right, {len(given) - right} wrong."
+        )
+    asked = [r for r in yes_no if r.p_yes is not None]
+    if not asked:
+        lines += [
+            "- The model was not asked for verdicts: its calibration gives it none "
+            "(no confidence floor reached the required precision on the choose questions).",
+            "",
+        ]
+        return lines
+    lines += ["", "| confidence floor | coverage | precision |", "|---|---|---|"]
+    golds = [r.expected_verdict for r in yes_no]
+    for floor, coverage, precision in m.verdict_curve(
+        golds, [r.p_yes for r in yes_no], CURVE_FLOORS
+    ):
+        shown = "n/a" if precision is None else f"{precision:.3f}"
+        lines.append(f"| {floor:.2f} | {coverage:.3f} | {shown} |")
+    lines += ["", "![precision/coverage](verdicts.png)", ""]
+    return lines
+
+
+def _verdict_chart(report: EvalReport, path: Path) -> bool:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    yes_no = [r for r in report.results if r.expected_verdict in m.YES_NO]
+    if not any(r.p_yes is not None for r in yes_no):
+        return False
+    points = m.verdict_curve(
+        [r.expected_verdict for r in yes_no], [r.p_yes for r in yes_no], CURVE_FLOORS
+    )
+    pts = [(c, p) for _, c, p in points if p is not None]
+    fig = Figure(figsize=(5.0, 4.0))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot([c for c, _ in pts], [p for _, p in pts], marker="o")
+    ax.axhline(0.9, color="grey", linestyle="--", linewidth=1)
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.05),
+        xlabel="coverage (yes/no questions given a verdict)",
+        ylabel="precision of the verdicts given",
+        title="model verdicts: precision vs coverage",
+    )
+    fig.tight_layout()
+    fig.savefig(path, format="png", dpi=100)
+    return True
 
 
 def _chart(report: EvalReport, compare: EvalReport | None, path: Path) -> None:
@@ -274,7 +340,8 @@ def _chart(report: EvalReport, compare: EvalReport | None, path: Path) -> None:
 def write_reports(
     report: EvalReport, out_dir: Path | str, compare: EvalReport | None = None
 ) -> dict[str, Path]:
-    """Write report.json, report.md and chart.png into ``out_dir`` (created if needed).
+    """Write report.json, report.md and chart.png into ``out_dir`` (created if needed),
+    and verdicts.png (the model's precision/coverage curve) when the model was asked.
 
     ``compare`` is an earlier run: the markdown table and chart then show it
     beside this one. Returns {"json": ..., "markdown": ..., "chart": ...} paths.
@@ -287,6 +354,8 @@ def write_reports(
     )
     paths["markdown"].write_text(_markdown(report, compare), encoding="utf-8")
     _chart(report, compare, paths["chart"])
+    if _verdict_chart(report, out / "verdicts.png"):
+        paths["verdicts"] = out / "verdicts.png"
     return paths
 
 

@@ -80,6 +80,8 @@ class QuestionResult:
     latency_ms: float
     answer: str = ""
     error: str = ""
+    verdict_source: str = ""  # "faq" | "model" | ""
+    p_yes: float | None = None  # the model's probability of "yes", when it was asked
 
     @property
     def verdict_correct(self) -> bool | None:
@@ -108,7 +110,7 @@ class QuestionResult:
         kwargs: dict[str, Any] = {}
         for f in fields(cls):
             if f.name not in d:
-                if f.name in ("answer", "error"):
+                if f.name in ("answer", "error", "verdict_source", "p_yes"):
                     continue
                 raise KeyError(f.name)
             v = d[f.name]
@@ -269,6 +271,8 @@ def score_answer(
         fully_correct=fully,
         latency_ms=latency_ms,
         answer=answer.answer,
+        verdict_source=answer.verdict_source,
+        p_yes=answer.p_yes,
     )
 
 

@@ -30,8 +30,16 @@ from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
-from ruleslawyer.records import Answer, Citation, SearchResult, Verdict
-from ruleslawyer.verdict import Calibration, decide, features, is_yes_no, probability_yes
+from ruleslawyer.records import Answer, Citation, SearchResult, Verdict, verdict_words
+from ruleslawyer.verdict import (
+    Calibration,
+    FaqMatch,
+    decide,
+    faq_answer,
+    features,
+    is_yes_no,
+    probability_yes,
+)
 
 _RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,2}\.\d{2}(?![\d])")
 SECONDARY_SHARE = 0.8
@@ -85,10 +93,12 @@ class Answerer:
         picker: EvidencePicker,
         calibration: Calibration | None = None,
         game_names: dict[str, str] | None = None,
+        faq_match: FaqMatch | None = None,
     ) -> None:
         self.llm = llm
         self.picker = picker
         self.game_names = game_names or {}
+        self.faq_match = faq_match or FaqMatch.load()
         self.calibration = calibration or (
             Calibration.for_model(llm.name) if llm else Calibration()
         )
@@ -134,24 +144,29 @@ class Answerer:
             raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
         timings["generate"] = _ms(t2)
 
-        verdict: Verdict = "depends" if yes_no else "answer"
+        verdict: Verdict = "quote" if yes_no else "answer"
         confidence: float | None = None
+        p_yes: float | None = None
+        source = ""
         t1 = time.perf_counter()
-        if yes_no and llm is not None:
+        if yes_no and evidence:
+            book = self._faq_verdict(question, evidence[0])
+            if book is not None:
+                verdict, confidence, source = book, 1.0, "faq"
+        if yes_no and not source and llm is not None and self.calibration.enabled:
             try:
-                f = features(llm, question, [ev.quote for ev in evidence[:2]])
+                f = features(
+                    llm, question, [ev.quote for ev in evidence[:2]], self.calibration.needed
+                )
             except ModelError as err:
                 f = None
                 notes.append(f"no verdict: the model failed ({err})")
                 llm = None
             if f is not None:
-                p = probability_yes(f, self.calibration)
+                p = p_yes = probability_yes(f, self.calibration)
                 verdict = decide(p, self.calibration)
                 confidence = max(p, 1 - p)
-                if verdict == "depends":
-                    notes.append(
-                        f"verdict withheld: the model is not confident enough ({confidence:.0%})"
-                    )
+                source = "model" if verdict != "quote" else ""
             elif llm is not None:
                 notes.append("no verdict: this model backend gives no log-probabilities")
         timings["verdict"] = _ms(t1)
@@ -171,7 +186,7 @@ class Answerer:
             if note:
                 notes.append(note)
 
-        text = compose(verdict, explanation, evidence)
+        text = compose(verdict, explanation, evidence, source)
         timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
         return Answer(
             question,
@@ -184,7 +199,19 @@ class Answerer:
             timings,
             tuple(notes),
             confidence,
+            source,
+            p_yes,
         )
+
+    def _faq_verdict(self, question: str, primary: Evidence) -> Verdict | None:
+        """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
+        found = faq_answer(primary.quote)
+        if found is None:
+            return None
+        asked, answer = found
+        vectors = self.picker.embedder.embed([question, asked])
+        similar = float(vectors[0] @ vectors[1])
+        return answer if similar >= self.faq_match.min_similarity else None
 
     def _evidence(self, question: str, search: SearchResult) -> list[Evidence]:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [
@@ -321,11 +348,10 @@ def ungrounded(text: str, support: str) -> str:
     return ""
 
 
-def compose(verdict: str, explanation: str, evidence: Sequence[Evidence]) -> str:
-    lead = {"yes": "Yes.", "no": "No.", "depends": "It depends; here is what the rules say."}.get(
-        verdict, ""
-    )
-    parts = [lead] if lead else []
+def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source: str = "") -> str:
+    """The answer text: a lead that says how sure it is, the explanation, the quote."""
+    lead = verdict_words(verdict, source)
+    parts = [f"{lead}." if verdict in ("yes", "no") else f"{lead}:"] if lead else []
     if explanation:
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")
     if evidence:

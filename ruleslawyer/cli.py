@@ -378,7 +378,7 @@ def llm_options(f: Any) -> Any:
 @click.option(
     "--no-server",
     is_flag=True,
-    help="Answer in this process even when `ruleslawyer serve` is running.",
+    help="Answer in this process: use no background server, and start none.",
 )
 @click.option("--timings", is_flag=True, help="Print where the time went to stderr.")
 @llm_options
@@ -398,10 +398,13 @@ def ask(
 ) -> None:
     """Answer a rules QUESTION, quoting and citing the rules it rests on.
 
-    Reads the question from stdin when QUESTION is '-'. When `ruleslawyer
-    serve` is running with the same settings, the question goes to it (the
-    models are already loaded there, so the answer comes in a few seconds
-    instead of ten); otherwise it is answered in this process.
+    Reads the question from stdin when QUESTION is '-'. The question goes to
+    a `ruleslawyer serve` with the same settings, which keeps the models
+    loaded; when none is running, one is started in the background and stops
+    by itself after 15 idle minutes (RULESLAWYER_SERVE_IDLE seconds). So only
+    the first question pays for loading. --no-server, or
+    RULESLAWYER_AUTO_SERVE=0, answers in this process instead; `ruleslawyer
+    serve --stop` stops the background server.
     """
     overrides = _llm_overrides(model, llm_url, no_llm, default_model)
     if batch is not None:
@@ -420,9 +423,14 @@ def ask(
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )
     started = _process_age_ms() if timings else 0.0
-    answer = None if no_server else _ask_server(ctx.settings, overrides, question, _game(game))
+    answer, server_start_ms = (
+        (None, 0.0) if no_server else _ask_server(ctx.settings, overrides, question, _game(game))
+    )
     if answer is not None:
-        where = {"process start to command": started, "server": answer["timings_ms"]["total"]}
+        where = {"process start to command": started}
+        if server_start_ms:
+            where["starting the background server"] = server_start_ms
+        where["server"] = answer["timings_ms"]["total"]
     else:
         # One question, so no later one to keep the scoring prefix for: one
         # llama.cpp context, one mapping of the weights (~0.5 GB less RSS).
@@ -449,16 +457,38 @@ def ask(
 
 def _ask_server(
     settings: Settings, overrides: dict[str, Any], question: str, game: str | None
-) -> dict[str, Any] | None:
-    """The answer from a running `ruleslawyer serve` with these settings, or None."""
-    from ruleslawyer.server import find_server, remote_ask
+) -> tuple[dict[str, Any] | None, float]:
+    """The answer from a `ruleslawyer serve` with these settings, or None; and the ms
+    spent starting one. With ``settings.auto_serve`` a missing server is started."""
+    import time
+
+    from ruleslawyer.server import find_server, remote_ask, start_background
 
     evidence_only = overrides.get("llm") == "none"
     wanted = settings.with_overrides(**({} if evidence_only else overrides))
-    info = find_server(wanted.data_dir, wanted.answering_key())
+    key = wanted.answering_key()
+    info = find_server(wanted.data_dir, key)
+    started_ms = 0.0
+    if info is None and settings.auto_serve:
+        t0 = time.perf_counter()
+        info = start_background(
+            wanted.data_dir, key, _serve_args(overrides), idle_s=settings.serve_idle_s
+        )
+        started_ms = (time.perf_counter() - t0) * 1000
     if info is None:
-        return None
-    return remote_ask(info, question, game, evidence_only)
+        return None, started_ms
+    return remote_ask(info, question, game, evidence_only), started_ms
+
+
+def _serve_args(overrides: dict[str, Any]) -> list[str]:
+    """The `serve` options that give a server the model these overrides ask for."""
+    if overrides.get("llm") == "openai":
+        return ["--llm-url", str(overrides["llm_url"])]
+    if overrides.get("model_path"):
+        return ["--model", str(overrides["model_path"])]
+    if overrides.get("default_model"):
+        return ["--default-model", str(overrides["default_model"])]
+    return []
 
 
 def _process_age_ms() -> float:
@@ -472,17 +502,15 @@ def _process_age_ms() -> float:
 
 def print_answer(answer: dict[str, Any]) -> None:
     """Print ``Answer.to_dict()`` for a player (the same from a server or in-process)."""
-    badge = {
-        "yes": "YES",
-        "no": "NO",
-        "depends": "DEPENDS",
+    from ruleslawyer.records import verdict_words
+
+    verdict = answer["verdict"]
+    badge = verdict_words(verdict, answer.get("verdict_source", "")) or {
         "answer": "ANSWER",
         "not_found": "NOT IN THESE RULES",
-    }
+    }.get(verdict, verdict)
     scope = answer["game"] or "all games"
-    click.echo(
-        click.style(f"[{badge[answer['verdict']]}]", bold=True) + f" ({scope}; {answer['model']})"
-    )
+    click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
     for c in answer["citations"]:
         click.echo(click.style(f"\n[{citation_heading(c)}]", bold=True))
@@ -608,12 +636,23 @@ def _corpus_texts(service: Any) -> dict[str, str]:
     help="0 = any free port.",
 )
 @click.option("--verbose", is_flag=True, help="Log every request.")
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0),
+    default=0,
+    help="Stop after this many seconds without a question (0 = never).",
+)
+@click.option("--no-warm-up", is_flag=True, help="Do not answer a warm-up question before serving.")
+@click.option("--stop", is_flag=True, help="Stop the server running for this data dir.")
 @llm_options
 @pass_ctx
 def serve(
     ctx: Context,
     port: int,
     verbose: bool,
+    idle_timeout: float,
+    no_warm_up: bool,
+    stop: bool,
     model: Path | None,
     llm_url: str | None,
     no_llm: bool,
@@ -621,20 +660,33 @@ def serve(
 ) -> None:
     """Keep the models loaded so `ruleslawyer ask` answers in seconds.
 
-    Listens on 127.0.0.1 only; `ask` finds it through the data dir and uses
-    it whenever it runs with the same settings. Stop it with Ctrl-C.
+    Listens on 127.0.0.1 only, with a token only this user can read; `ask`
+    finds it through the data dir and uses it whenever it runs with the same
+    settings (`ask` also starts one by itself when none runs). Stop it with
+    Ctrl-C, or with `ruleslawyer serve --stop` from anywhere.
     """
     import signal
 
-    from ruleslawyer.server import Server
+    from ruleslawyer.server import Server, stop_server
 
+    if stop:
+        stopped = stop_server(ctx.settings.data_dir)
+        if stopped is None:
+            click.echo(f"No ruleslawyer server is running for {ctx.settings.data_dir}.")
+        else:
+            click.echo(f"Stopped the ruleslawyer server (pid {stopped.pid}, port {stopped.port}).")
+        return
     service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
-    server = Server(service, port, verbose=verbose)
-    # `kill` (systemd, a process manager) stops it as cleanly as Ctrl-C does.
+    server = Server(
+        service, port, verbose=verbose, warm_up=not no_warm_up, idle_s=idle_timeout or None
+    )
+    # `kill` (systemd, a process manager, `serve --stop`) stops it as cleanly as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    idle = f"; stops after {idle_timeout:.0f} s idle" if idle_timeout else ""
     click.echo(
         f"ruleslawyer is answering on 127.0.0.1:{server.info.port} with {server.info.model} "
-        f"({len(service.index().units)} rules); `ruleslawyer ask` will use it. Ctrl-C stops it.",
+        f"({len(service.index().units)} rules){idle}; `ruleslawyer ask` will use it. "
+        "Ctrl-C or `ruleslawyer serve --stop` stops it.",
         err=True,
     )
     try:

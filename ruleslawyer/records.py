@@ -14,8 +14,16 @@ from typing import Any, Literal
 # rulebook manifests, never a fixed list in code (see ``GameInfo``).
 Game = str
 
-Verdict = Literal["yes", "no", "depends", "answer", "not_found"]
-VERDICTS: tuple[Verdict, ...] = ("yes", "no", "depends", "answer", "not_found")
+Verdict = Literal["yes", "no", "quote", "answer", "not_found"]
+VERDICTS: tuple[Verdict, ...] = ("yes", "no", "quote", "answer", "not_found")
+
+
+def verdict_words(verdict: str, source: str = "") -> str:
+    """How a verdict is said: the rulebook's own answer plainly ("Yes"), a model's as a
+    likelihood ("Likely yes"), a withheld one as the quote ("The rule says")."""
+    if verdict in ("yes", "no"):
+        return verdict.capitalize() if source == "faq" else f"Likely {verdict}"
+    return {"quote": "The rule says"}.get(verdict, "")
 
 
 @dataclass(frozen=True)
@@ -245,17 +253,23 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     confidence: float | None = None
+    verdict_source: str = ""  # "faq" (the rulebook's own answer) | "model" | ""
+    # The model's probability of "yes", when it was asked (also when below the floor),
+    # so an eval can draw the precision/coverage curve of its verdicts.
+    p_yes: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "game": self.game,
             "verdict": self.verdict,
+            "verdict_source": self.verdict_source,
             "answer": self.answer,
             "citations": [c.to_dict() for c in self.citations],
             "retrieved": [h.to_dict() for h in self.search.hits],
             "model": self.model,
             "confidence": None if self.confidence is None else round(self.confidence, 4),
+            "p_yes": None if self.p_yes is None else round(self.p_yes, 4),
             "notes": list(self.notes),
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
         }

@@ -19,6 +19,12 @@ Trade-offs:
 - The server answers for its own data dir and model settings; ``ask`` only
   uses it when it would have used the same ones (no ``--model``/``--llm-url``
   override), so a reply never comes from a model the user did not pick.
+- ``ask`` starts one itself when none is running (``start_background``):
+  detached, on a free port, stopping after ``idle_s`` without a question.
+  So the second one-shot ``ask`` is as fast as a warm answer, and nobody
+  has to remember to run ``serve``. The first pays the load once, in the
+  server rather than in the ``ask``. ``ask --no-server`` or
+  ``RULESLAWYER_AUTO_SERVE=0`` opt out; ``serve --stop`` stops it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ import contextlib
 import json
 import os
 import secrets
+import signal
+import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -86,6 +96,63 @@ def find_server(data_dir: Path, key: str | None = None) -> ServerInfo | None:
         return None  # stale file from a server that was killed
     except PermissionError:
         pass  # alive, owned by someone else: the token decides
+    return info
+
+
+def start_background(
+    data_dir: Path, key: str, serve_args: list[str], *, idle_s: float, wait_s: float = 180.0
+) -> ServerInfo | None:
+    """Start ``ruleslawyer serve`` detached and wait until it answers; None if it does not.
+
+    The server's output goes to ``serve.log`` in the data dir. If another
+    ``ask`` started one at the same moment, whichever registers first serves
+    both (the other exits: one server per data dir).
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = open(data_dir / "serve.log", "ab")  # noqa: SIM115 - handed to the child
+    args = [
+        sys.executable,
+        "-m",
+        "ruleslawyer.cli",
+        "--data-dir",
+        str(data_dir),
+        "serve",
+        "--port",
+        "0",
+        "--idle-timeout",
+        str(idle_s),
+        "--no-warm-up",
+        *serve_args,
+    ]
+    try:
+        child = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+        )
+    except OSError:
+        return None
+    finally:
+        log.close()
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        info = find_server(data_dir, key)
+        if info is not None:
+            return info
+        if child.poll() is not None:  # it exited: a peer's server may be the one
+            return find_server(data_dir, key)
+        time.sleep(0.05)
+    return None
+
+
+def stop_server(data_dir: Path, wait_s: float = 15.0) -> ServerInfo | None:
+    """Stop the server registered for ``data_dir`` (SIGTERM); the one stopped, or None."""
+    info = find_server(data_dir)
+    if info is None:
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(info.pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and find_server(data_dir) is not None:
+        time.sleep(0.05)
     return info
 
 
@@ -190,6 +257,7 @@ class _Server(ThreadingHTTPServer):
         self.token = token
         self.verbose = verbose
         self.started = time.time()
+        self.last_used = time.monotonic()
         self.answered = 0
         # One model, so one answer at a time, always on the same thread: llama.cpp
         # leaves ~85 MB in the malloc arena of each thread that generates.
@@ -197,10 +265,14 @@ class _Server(ThreadingHTTPServer):
 
     def ask(self, question: str, game: str | None, evidence_only: bool) -> dict[str, Any]:
         def work() -> dict[str, Any]:
-            answer = self.service.ask(question, game=game, evidence_only=evidence_only)
+            try:
+                answer = self.service.ask(question, game=game, evidence_only=evidence_only)
+            finally:
+                self.last_used = time.monotonic()
             self.answered += 1  # only ever touched on the model thread
             return dict(answer.to_dict())
 
+        self.last_used = time.monotonic()
         return self._model_thread.submit(work).result()
 
     def health(self) -> dict[str, Any]:
@@ -219,7 +291,15 @@ class Server:
     the port (0 picks a free one); ``serve_forever`` answers until ``close``.
     """
 
-    def __init__(self, service: Any, port: int = DEFAULT_PORT, *, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        service: Any,
+        port: int = DEFAULT_PORT,
+        *,
+        verbose: bool = False,
+        warm_up: bool = True,
+        idle_s: float | None = None,
+    ) -> None:
         self.data_dir: Path = service.settings.data_dir
         running = find_server(self.data_dir)
         if running is not None:
@@ -228,7 +308,9 @@ class Server:
                 f"(pid {running.pid}, port {running.port})"
             )
         service.warm_up()
-        service.ask("Can a unit move?")  # and run every step once, so the first visitor is warm
+        if warm_up:  # and run every step once, so the first visitor is warm
+            service.ask("Can a unit move?")
+        self.idle_s = idle_s
         token = secrets.token_urlsafe(24)
         try:
             self._httpd = _Server(service, port, token, verbose)
@@ -248,7 +330,19 @@ class Server:
 
     def serve_forever(self) -> None:
         self._serving = True
+        if self.idle_s:
+            threading.Thread(target=self._stop_when_idle, daemon=True).start()
         self._httpd.serve_forever()
+
+    def _stop_when_idle(self) -> None:
+        """Stop after ``idle_s`` with no question (a started-on-demand server)."""
+        assert self.idle_s
+        while True:
+            idle = time.monotonic() - self._httpd.last_used
+            if idle >= self.idle_s:
+                self._httpd.shutdown()
+                return
+            time.sleep(min(self.idle_s - idle, 5.0) + 0.01)
 
     def close(self) -> None:
         """Stop answering and unregister; safe to call from another thread, and twice."""

@@ -58,8 +58,10 @@ class RulesService:
         *,
         embedder: Embedder | None = None,
         llm: Any = _UNSET,
+        calibration: Any = None,
     ) -> None:
         self.settings = settings
+        self._calibration = calibration  # None: the LLM's own from prompts/calibration.toml
         self.store = IndexStore(settings.index_dir)
         self._embedder = embedder
         self._llm = llm
@@ -335,7 +337,9 @@ class RulesService:
 
                 picker = EvidencePicker(retriever.embedder, retriever.units)
                 llm = self.llm()
-                cal = Calibration.for_model(llm.name) if llm is not None else Calibration()
+                cal = self._calibration or (
+                    Calibration.for_model(llm.name) if llm is not None else Calibration()
+                )
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
                 names = {g.slug: g.display for g in self.games()}

@@ -63,6 +63,9 @@ class Settings:
     # file, and reading it whole would cost memory, so it is refused.
     max_rulebook_bytes: int = 16 * 1024 * 1024
     log_level: str = "WARNING"
+    # `ask` starts `serve` in the background when none runs (see ruleslawyer.server)
+    auto_serve: bool = True
+    serve_idle_s: float = 900.0  # a server started by `ask` stops after this idle time
 
     @property
     def index_dir(self) -> Path:
@@ -129,5 +132,9 @@ class Settings:
             values["verdict_confidence"] = float(v)
         if v := env.get("RULESLAWYER_THREADS"):
             values["n_threads"] = int(v)
+        if v := env.get("RULESLAWYER_AUTO_SERVE"):
+            values["auto_serve"] = v.strip().lower() not in ("0", "false", "no", "off")
+        if v := env.get("RULESLAWYER_SERVE_IDLE"):
+            values["serve_idle_s"] = float(v)
         settings = cls(**values)
         return settings.with_overrides(**overrides)

@@ -1,17 +1,30 @@
-"""Yes/no verdicts, given only when the evidence and the model earn them.
+"""Yes/no verdicts, given only where they have been measured to be right.
 
-Tiny local models cannot be trusted to *write* a verdict, but asked the right
-way they carry a signal: the difference between the log-probabilities of
-" Yes" and " No" as the next token of a few-shot prompt that holds the
-deciding rule sentence and the question. That margin, the same margin with
-no rule given (the model's prior for the question, so only the rule's effect
-counts), and three cues read straight off the text (negations in the quoted
-rule, negation in the question, an FAQ's literal "A: Yes"/"A: No") are
-combined by a small logistic model whose weights are fitted on the dev
-set (``python -m benchmarks calibrate --write``), per model. A verdict is
-given only when the model's probability clears the chosen confidence, so
-the operating point (coverage vs precision) is a measured setting; below it
-the answer says "depends" and lets the quote speak.
+A wrong "yes" badge is the worst thing this product can do: a player trusts
+the badge more than the quote under it. So a verdict comes from one of two
+places, and otherwise the answer is the quote ("The rule says: ..."):
+
+1. **The rulebook's own answer.** An FAQ entry ("Q: ... A: No. ...") that
+   is the deciding evidence and whose question is the player's question
+   (MiniLM cosine at least ``FaqMatch.min_similarity``, fitted so no FAQ
+   answered a question it was not asked on the fit questions). The badge
+   then says "Yes"/"No": the book said so.
+2. **The model, where it has earned it.** Tiny models cannot write a
+   verdict, but asked the right way they carry some signal: the
+   log-probability margin of " Yes" over " No" as the next token of a
+   few-shot prompt holding the deciding rule sentences (``margin``), the
+   same with no rule (``baseline``, the model's prior), a zero-shot
+   phrasing (``zero_shot``), and cues read off the text. A logistic model
+   per LLM combines them (``python -m benchmarks calibrate``: fitted on the
+   *fit* questions; the confidence floor chosen on *choose* as the lowest
+   whose precision there is at least 90%). A model with no such floor gets
+   ``enabled = false`` and is never asked: measured, the shipped 0.5B model
+   is no better than chance on questions it was not fitted on, and a
+   verdict it cannot earn is not worth its seconds. Its verdicts are worded
+   "likely yes"/"likely no", never a bare YES.
+
+Features are computed lazily by name, so a model whose calibration gives a
+feature no weight never pays for its prompt.
 """
 
 from __future__ import annotations
@@ -19,9 +32,10 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ruleslawyer.errors import ModelError
 from ruleslawyer.llm.base import LLM
@@ -35,9 +49,9 @@ _CONDITION = r"when|if|once|after|while|before|what if|whats if|what's if"
 _NEG_RULE = re.compile(
     r"\b(?:cannot|can't|can not|not|never|no|unless|except|instead|lost|fails?|excluding)\b", re.I
 )
-_FAQ_YES = re.compile(r"\bA: Yes\b")
-_FAQ_NO = re.compile(r"\bA: No\b")
 _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't\b", re.I)
+_FAQ = re.compile(r"\bQ:\s*(?P<q>.+?)\s*A:\s*(?P<a>Yes|No)\b", re.S)
+NO_RULE = "(no rule given)"
 
 
 def is_yes_no(question: str) -> bool:
@@ -63,57 +77,13 @@ def is_yes_no(question: str) -> bool:
     return any(re.match(rf"{_AUX}\b", c) for c in clauses)
 
 
-FEATURES = ("margin", "baseline", "neg_rule", "neg_question", "faq")
+# --- the model's signals ------------------------------------------------------------
+class _NoLogprobs(Exception):
+    pass
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """Logistic weights over the verdict features, and the confidence floor."""
-
-    bias: float = 0.0
-    w_margin: float = 1.0
-    w_baseline: float = 0.0
-    w_neg_rule: float = 0.0
-    w_neg_question: float = 0.0
-    w_faq: float = 0.0
-    confidence: float = 0.5  # min probability of the chosen answer; 0.5 = always answer
-    measured: str = ""
-
-    @property
-    def weights(self) -> tuple[float, ...]:
-        return (self.w_margin, self.w_baseline, self.w_neg_rule, self.w_neg_question, self.w_faq)
-
-    @classmethod
-    def for_model(cls, name: str, path: Path = CALIBRATION_FILE) -> Calibration:
-        """The fitted calibration for ``name`` (e.g. "qwen2.5-0.5b (llama.cpp)"), else raw margins."""
-        if not path.exists():
-            return cls()
-        data = tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
-        entry = data.get(name) or data.get(name.split(" ")[0])
-        if not entry:
-            return cls()
-        num = {
-            k: float(v)
-            for k, v in entry.items()
-            if k in cls.__dataclass_fields__ and k != "measured"
-        }
-        return cls(**num, measured=str(entry.get("measured", "")))
-
-
-@dataclass(frozen=True)
-class VerdictFeatures:
-    margin: float  # logP(" Yes") - logP(" No") with the rule
-    baseline: float  # the same margin with no rule: the model's prior for this question
-    neg_rule: float  # negations in the quoted rule (0..1)
-    neg_question: float  # 1 when the question is phrased negatively
-    faq: float  # +1 / -1 when the quoted rule is an FAQ answering "A: Yes" / "A: No"
-
-    def as_tuple(self) -> tuple[float, ...]:
-        return (self.margin, self.baseline, self.neg_rule, self.neg_question, self.faq)
-
-
-def _margin(llm: LLM, evidence: str, question: str) -> float:
-    prompt = render("verdict", evidence=evidence, question=question)
+def _margin(llm: LLM, template: str, evidence: str, question: str) -> float:
+    prompt = render(template, evidence=evidence, question=question)
     probs = llm.next_token_logprobs(prompt, [" Yes", " No"])
     if not probs or " Yes" not in probs or " No" not in probs:
         raise _NoLogprobs
@@ -123,34 +93,122 @@ def _margin(llm: LLM, evidence: str, question: str) -> float:
     return margin
 
 
-class _NoLogprobs(Exception):
-    pass
+FeatureFn = Callable[[LLM, str, str], float]
+# name -> f(llm, rule text, question); the LLM-free ones ignore the model.
+FEATURES: dict[str, FeatureFn] = {
+    "margin": lambda llm, rule, q: _margin(llm, "verdict", rule, q),
+    "baseline": lambda llm, rule, q: _margin(llm, "verdict", NO_RULE, q),
+    "zero_shot": lambda llm, rule, q: _margin(llm, "verdict_zero_shot", rule, q),
+    "neg_rule": lambda llm, rule, q: min(3, len(_NEG_RULE.findall(rule))) / 3,
+    "neg_question": lambda llm, rule, q: 1.0 if _NEG_QUESTION.search(q) else 0.0,
+}
 
 
-def features(llm: LLM, question: str, evidence: Sequence[str]) -> VerdictFeatures | None:
-    """Score the question against the evidence; None when the backend gives no log-probs."""
-    rule = " ".join(" ".join(e.split()) for e in evidence)[:1200]
+def rule_text(evidence: Sequence[str]) -> str:
+    """The deciding quotes as one prompt-sized text."""
+    return " ".join(" ".join(e.split()) for e in evidence)[:1200]
+
+
+def features(
+    llm: LLM, question: str, evidence: Sequence[str], names: Sequence[str]
+) -> dict[str, float] | None:
+    """The named features for one question; None when the backend gives no log-probs."""
+    rule = rule_text(evidence)
     q = " ".join(question.split())[:600]
     try:
-        margin = _margin(llm, rule, q)
-        baseline = _margin(llm, "(no rule given)", q)
+        return {name: FEATURES[name](llm, rule, q) for name in names}
     except _NoLogprobs:
         return None
-    neg_rule = min(3, len(_NEG_RULE.findall(rule))) / 3
-    neg_q = 1.0 if _NEG_QUESTION.search(question) else 0.0
-    faq = 1.0 if _FAQ_YES.search(rule) else (-1.0 if _FAQ_NO.search(rule) else 0.0)
-    return VerdictFeatures(margin, baseline, neg_rule, neg_q, faq)
 
 
-def probability_yes(f: VerdictFeatures, cal: Calibration) -> float:
-    z = cal.bias + sum(w * x for w, x in zip(cal.weights, f.as_tuple(), strict=True))
+# --- the calibrated decision --------------------------------------------------------
+@dataclass(frozen=True)
+class Calibration:
+    """One LLM's verdict model: logistic weights by feature name and the floor.
+
+    ``enabled`` is False for a model with no operating point that reached the
+    required precision on the choose questions, and for any model never
+    calibrated (a verdict must be measured before it is shown).
+    """
+
+    enabled: bool = False
+    bias: float = 0.0
+    weights: dict[str, float] = field(default_factory=dict)
+    confidence: float = 0.5  # min probability of the chosen answer
+    precision: float | None = None  # measured on choose at ``confidence``
+    measured: str = ""
+
+    @property
+    def needed(self) -> list[str]:
+        """The features to compute: those with a weight."""
+        return [name for name, w in self.weights.items() if w]
+
+    @classmethod
+    def for_model(cls, name: str, path: Path = CALIBRATION_FILE) -> Calibration:
+        """The calibration for ``name`` ("qwen2.5-0.5b (llama.cpp)"); disabled if none."""
+        entry = _table(path).get("models", {})
+        entry = entry.get(name) or entry.get(name.split(" ")[0])
+        if not isinstance(entry, dict):
+            return cls()
+        return cls(
+            enabled=bool(entry.get("enabled", False)),
+            bias=float(entry.get("bias", 0.0)),
+            weights={k: float(v) for k, v in entry.get("weights", {}).items() if k in FEATURES},
+            confidence=float(entry.get("confidence", 0.5)),
+            precision=(None if entry.get("precision") is None else float(entry["precision"])),
+            measured=str(entry.get("measured", "")),
+        )
+
+    def to_toml(self, model: str) -> str:
+        lines = [f'[models."{model}"]', f"enabled = {str(self.enabled).lower()}"]
+        lines += [f"bias = {self.bias!r}", f"confidence = {self.confidence!r}"]
+        if self.precision is not None:
+            lines.append(f"precision = {self.precision!r}")
+        lines.append(f'measured = "{self.measured}"')
+        lines.append(f'[models."{model}".weights]')
+        lines += [f"{k} = {v!r}" for k, v in self.weights.items()]
+        return "\n".join(lines) + "\n"
+
+
+def probability_yes(f: dict[str, float], cal: Calibration) -> float:
+    z = cal.bias + sum(w * f.get(name, 0.0) for name, w in cal.weights.items())
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 def decide(p_yes: float, cal: Calibration) -> Verdict:
-    """'yes', 'no', or 'depends' when neither side reaches the calibrated confidence."""
+    """'yes', 'no', or 'quote' when neither side reaches the calibrated confidence."""
     if p_yes >= cal.confidence and p_yes > 0.5:
         return "yes"
     if 1 - p_yes >= cal.confidence and p_yes < 0.5:
         return "no"
-    return "depends"
+    return "quote"
+
+
+# --- the rulebook's own answer -------------------------------------------------------
+@dataclass(frozen=True)
+class FaqMatch:
+    """When an FAQ's literal answer is the answer: its question must be the player's."""
+
+    min_similarity: float = 1.01  # above any cosine: off until calibrated
+    measured: str = ""
+
+    @classmethod
+    def load(cls, path: Path = CALIBRATION_FILE) -> FaqMatch:
+        entry = _table(path).get("faq", {})
+        if not isinstance(entry, dict) or "min_similarity" not in entry:
+            return cls()
+        return cls(float(entry["min_similarity"]), str(entry.get("measured", "")))
+
+
+def faq_answer(quote: str) -> tuple[str, Verdict] | None:
+    """(the FAQ's question, its literal yes/no) when ``quote`` is an FAQ entry."""
+    m = _FAQ.search(quote)
+    if not m:
+        return None
+    return " ".join(m.group("q").split()), "yes" if m.group("a") == "Yes" else "no"
+
+
+def _table(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    return tomllib.loads(path.read_text(encoding="utf-8"))

@@ -32,6 +32,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RULESLAWYER_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RULESLAWYER_EMBEDDER", "fake")
     monkeypatch.setenv("RULESLAWYER_LLM", "fake")
+    # `ask` would start a background server; tests that want one start it themselves.
+    monkeypatch.setenv("RULESLAWYER_AUTO_SERVE", "0")
 
 
 @pytest.fixture

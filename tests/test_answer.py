@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ def check_citations(service, answer) -> None:  # type: ignore[no-untyped-def]
 
 def test_answer_quotes_and_cites_the_rule(seeded_service) -> None:
     answer = seeded_service.ask("Can a battle-shocked unit start an action?")
-    assert answer.verdict in ("yes", "no", "depends")
+    assert answer.verdict in ("yes", "no", "quote")
     assert answer.citations[0].unit.rule_id == "16.01"
     assert "battle-shocked" in answer.citations[0].quote
     check_citations(seeded_service, answer)
@@ -39,7 +40,7 @@ def test_list_item_is_quoted_with_its_header(seeded_service) -> None:
 
 def test_evidence_only_gives_no_verdict(seeded_service) -> None:
     answer = seeded_service.ask("Can a battle-shocked unit start an action?", evidence_only=True)
-    assert answer.verdict == "depends"
+    assert answer.verdict == "quote"
     assert answer.model.startswith("none")
     assert answer.citations
 
@@ -150,7 +151,7 @@ def test_yes_no_detection() -> None:
 
 def test_verdict_operating_point() -> None:
     cal = Calibration(confidence=0.7)
-    assert decide(0.9, cal) == "yes" and decide(0.1, cal) == "no" and decide(0.6, cal) == "depends"
+    assert decide(0.9, cal) == "yes" and decide(0.1, cal) == "no" and decide(0.6, cal) == "quote"
     assert decide(0.51, Calibration()) == "yes"
 
 
@@ -261,9 +262,10 @@ def test_explanation_must_be_grounded_in_the_quotes() -> None:
 def test_model_failure_degrades_to_the_quotes_with_a_note(seeded_settings) -> None:
     from ruleslawyer.service import RulesService
 
-    service = RulesService(seeded_settings, llm=FakeLLM(fail=True))
+    enabled = Calibration(enabled=True, weights={"margin": 1.0})
+    service = RulesService(seeded_settings, llm=FakeLLM(fail=True), calibration=enabled)
     answer = service.ask("Can a battle-shocked unit start an action?")
-    assert answer.verdict == "depends"  # no verdict without a working model
+    assert answer.verdict == "quote"  # no verdict without a working model
     assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
     assert any(n.startswith("no verdict: the model failed") for n in answer.notes)
     open_question = service.ask("What does the Redeploy ability do in AoS?")
@@ -289,3 +291,52 @@ def test_generation_cut_at_the_token_limit_is_dropped_with_a_note(seeded_setting
     assert "explanation dropped: the model's output was cut off or not valid JSON" in answer.notes
     assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
     assert "cannot start an action" not in answer.answer
+
+
+class CountingLLM(FakeLLM):
+    """The fake model, counting the scoring passes it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scored = 0
+
+    def next_token_logprobs(self, prompt: str, candidates: Any) -> dict[str, float]:
+        self.scored += 1
+        return super().next_token_logprobs(prompt, candidates)
+
+
+def test_a_model_without_an_earned_verdict_is_never_asked_for_one(seeded_settings) -> None:
+    """Disabled calibration (no measured operating point): the quote is the answer,
+    and no scoring pass is spent on a verdict that would not be shown."""
+    from ruleslawyer.service import RulesService
+
+    llm = CountingLLM()
+    service = RulesService(seeded_settings, llm=llm, calibration=Calibration(enabled=False))
+    answer = service.ask("Can a battle-shocked unit start an action?")
+    assert answer.verdict == "quote" and answer.verdict_source == ""
+    assert answer.answer.startswith("The rule says:")
+    assert llm.scored == 0
+    enabled = Calibration(enabled=True, weights={"margin": 1.0, "baseline": -1.0})
+    service = RulesService(seeded_settings, llm=llm, calibration=enabled)
+    answer = service.ask("Can a battle-shocked unit start an action?")
+    assert llm.scored == 2  # only the features with a weight
+    assert answer.verdict_source == ("model" if answer.verdict in ("yes", "no") else "")
+    if answer.verdict in ("yes", "no"):
+        assert answer.answer.startswith(f"Likely {answer.verdict}.")
+
+
+def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
+    """The rulebook's own "A: No" is the verdict when its question is the player's."""
+    from ruleslawyer.service import RulesService
+    from ruleslawyer.verdict import FaqMatch
+
+    service = RulesService(seeded_settings, calibration=Calibration(enabled=False))
+    service.answerer().faq_match = FaqMatch(min_similarity=0.8)
+    asked = service.ask(
+        "Can a unit embark within a TRANSPORT after making a scout move?", game="40k"
+    )
+    assert asked.citations[0].unit.rule_id == "FAQ 5"
+    assert (asked.verdict, asked.verdict_source) == ("no", "faq")
+    assert asked.answer.startswith("No.")
+    other = service.ask("Can a unit that made a scout move still shoot this turn?", game="40k")
+    assert other.verdict_source != "faq"

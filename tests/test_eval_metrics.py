@@ -64,7 +64,7 @@ def test_always_no_bot_scores_half_balanced_accuracy() -> None:
 
 def test_hedged_verdicts_are_wrong_and_na_golds_ignored() -> None:
     golds = ["yes", "no", "no", "n/a"]
-    preds = ["depends", "no", "not_found", "yes"]
+    preds = ["quote", "no", "not_found", "yes"]
     assert m.yes_no_accuracy(golds, preds) == pytest.approx(1 / 3)
     # yes recall 0/1, no recall 1/2
     assert m.balanced_accuracy(golds, preds) == pytest.approx(0.25)
@@ -402,3 +402,15 @@ def test_compute_metrics_empty() -> None:
     e = compute_metrics([])
     assert e.n == 0
     assert e.recall_at_5 is None and e.fully_correct_rate is None and e.latency_p50_ms is None
+
+
+def test_verdict_curve_by_hand() -> None:
+    golds = ["yes", "no", "yes", "no", "n/a"]
+    p_yes = [0.9, 0.8, 0.4, None, 0.99]
+    # floor 0.5: all three asked yes/no questions covered; yes right, no wrong, 0.4->no wrong
+    # floor 0.85: only the 0.9 one
+    assert m.verdict_curve(golds, p_yes, [0.5, 0.85, 0.95]) == [
+        (0.5, 0.75, 1 / 3),
+        (0.85, 0.25, 1.0),
+        (0.95, 0.0, None),
+    ]

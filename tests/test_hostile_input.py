@@ -307,7 +307,9 @@ def _ask_cli_arg(case: Case, service: Any, rules_cli: CliRun) -> None:
         return
     assert code == 0, err
     lines = out.splitlines()
-    assert re.match(r"\[(YES|NO|DEPENDS|ANSWER|NOT IN THESE RULES)\] ", lines[0]), lines[0]
+    assert re.match(
+        r"\[(LIKELY YES|LIKELY NO|YES|NO|THE RULE SAYS|ANSWER|NOT IN THESE RULES)\] ", lines[0]
+    ), lines[0]
     for line in err.splitlines():  # only notes and warnings, one line each
         assert line.startswith(("note: ", "warning: ")), err
     for bad in ("\x1b", "\x00", "\x07", "\x9b"):  # nothing from the question drives the terminal
@@ -339,7 +341,7 @@ def _ask_cli_stdin(
         return
     assert code == 0, err
     answer = json.loads(out)
-    assert answer["verdict"] in ("yes", "no", "depends", "answer", "not_found")
+    assert answer["verdict"] in ("yes", "no", "quote", "answer", "not_found")
     assert answer["answer"].strip()
     assert "99.99" not in answer["answer"]
     cited = [(c["game"], c["rule_id"], [c["quote"]]) for c in answer["citations"]]
@@ -360,7 +362,7 @@ def _ask_api(case: Case, service: Any, client: Any, capfd: pytest.CaptureFixture
         assert_refusal(case, str(info.value))
     else:
         result = client.predict(case.question, "auto", False, api_name="/ask")
-        assert result["verdict"] in ("yes", "no", "depends", "answer", "not_found")
+        assert result["verdict"] in ("yes", "no", "quote", "answer", "not_found")
         assert result["answer"].strip() and "99.99" not in result["answer"]
         cited = [(c["game"], c["rule_id"], [c["quote"]]) for c in result["citations"]]
         assert_cited_rules_exist(service, cited)
@@ -441,7 +443,7 @@ def test_cli_stdin_raw_bytes(service: Any, hostile_data: Path, raw: bytes, refus
     assert proc.returncode == 0, err
     answer = json.loads(out)
     assert "\ufffd" in answer["question"]  # decoded with replacement, not refused
-    assert answer["verdict"] in ("yes", "no", "depends", "answer", "not_found")
+    assert answer["verdict"] in ("yes", "no", "quote", "answer", "not_found")
     cited = [(c["game"], c["rule_id"], [c["quote"]]) for c in answer["citations"]]
     assert_cited_rules_exist(service, cited)
 

@@ -27,7 +27,7 @@ class Citation(BaseModel):
 
 
 class Answer(BaseModel):
-    verdict: Literal["yes", "no", "depends", "answer"]
+    verdict: Literal["yes", "no", "quote", "answer"]
     answer: str
     confidence: float
     citations: Annotated[list[Citation], Field(min_length=2)]

@@ -56,7 +56,7 @@ def test_plain_output_and_evidence_only_through_the_server(
 ) -> None:
     code, out, _ = cli_run("ask", QUESTION, "--no-llm", data_dir=seeded_settings.data_dir)
     assert code == 0 and answered(server) == 1
-    assert out.startswith("[DEPENDS]") and "none (evidence only)" in out
+    assert out.startswith("[THE RULE SAYS]") and "none (evidence only)" in out
     assert "[40k 16.01 Actions]" in out
 
 

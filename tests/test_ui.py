@@ -102,19 +102,22 @@ def test_highlight_marks_several_quotes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("verdict", "label"),
+    ("verdict", "source", "label", "css"),
     [
-        ("yes", "Yes"),
-        ("no", "No"),
-        ("depends", "Depends"),
-        ("not_found", "Not in these rules"),
-        ("answer", "Answer"),
+        ("yes", "faq", "Yes", "yes"),
+        ("no", "faq", "No", "no"),
+        ("yes", "model", "Likely yes", "yes-likely"),
+        ("no", "model", "Likely no", "no-likely"),
+        ("quote", "", "The rule says", "quote"),
+        ("not_found", "", "Not in these rules", "not_found"),
+        ("answer", "", "Answer", "answer"),
     ],
 )
-def test_badge_per_verdict(verdict: str, label: str) -> None:
-    assert fmt.badge_text(verdict) == label
-    assert f"rl-badge-{verdict}" in fmt.badge_html(verdict)
-    assert label in fmt.badge_html(verdict)
+def test_badge_per_verdict(verdict: str, source: str, label: str, css: str) -> None:
+    """Only the rulebook's own answer gets a plain Yes/No; a model's is "likely"."""
+    assert fmt.badge_text(verdict, source) == label
+    assert f'rl-badge-{css}"' in fmt.badge_html(verdict, source)
+    assert label in fmt.badge_html(verdict, source)
 
 
 def test_chips_carry_rule_and_quotes_and_group_by_rule() -> None:
@@ -149,7 +152,7 @@ def test_answer_html_has_badge_text_chips_and_searched_for() -> None:
 def test_plain_answer_for_the_clipboard() -> None:
     u = unit("Units can do things.")
     text = fmt.plain_answer(answer("yes", "Yes. They can.", (Citation(u, "Units\ncan"),)))
-    assert text == '[Yes] Yes. They can.\n40k 24.21 [LANCE]: "Units can"'
+    assert text == '[Likely yes] Yes. They can.\n40k 24.21 [LANCE]: "Units can"'
 
 
 def test_stream_words_grows_one_word_at_a_time() -> None:
@@ -500,7 +503,7 @@ def test_on_chip_reads_the_event_data(handlers: Any) -> None:
 
 def test_api_ask_returns_the_answer_as_json(handlers: Any) -> None:
     result = handlers.api_ask("What does Redeploy do in AoS?", "auto", False)
-    assert result["verdict"] in ("yes", "no", "depends", "answer", "not_found")
+    assert result["verdict"] in ("yes", "no", "quote", "answer", "not_found")
     assert result["citations"] and "answer_html" in result
 
 

@@ -111,7 +111,9 @@ CSS = """
   font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color: #fff; }
 .rl-badge-yes { background: #15803d; }
 .rl-badge-no { background: #b91c1c; }
-.rl-badge-depends { background: #b45309; }
+.rl-badge-yes-likely { background: #fff; color: #15803d; border: 2px solid #15803d; }
+.rl-badge-no-likely { background: #fff; color: #b91c1c; border: 2px solid #b91c1c; }
+.rl-badge-quote { background: #b45309; }
 .rl-badge-answer { background: #1d4ed8; }
 .rl-badge-not_found { background: #4b5563; }
 .rl-searched { font-size: 0.8rem; color: var(--body-text-color-subdued); margin-bottom: 6px;

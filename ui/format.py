@@ -42,7 +42,7 @@ def _defang(escaped: str) -> str:
 VERDICT_LABELS: dict[str, str] = {
     "yes": "Yes",
     "no": "No",
-    "depends": "Depends",
+    "quote": "The rule says",
     "not_found": "Not in these rules",
     "answer": "Answer",
 }
@@ -82,13 +82,18 @@ def esc_attr(text: str) -> str:
 
 
 # --- verdicts and citations --------------------------------------------------------
-def badge_text(verdict: str) -> str:
-    return VERDICT_LABELS.get(verdict, "Answer")
+def badge_text(verdict: str, source: str = "") -> str:
+    """The badge's words: the book's own yes/no plainly, a model's as "Likely yes"."""
+    from ruleslawyer.records import verdict_words
+
+    return verdict_words(verdict, source) or VERDICT_LABELS.get(verdict, "Answer")
 
 
-def badge_html(verdict: str) -> str:
+def badge_html(verdict: str, source: str = "") -> str:
     v = verdict if verdict in VERDICT_LABELS else "answer"
-    return f'<span class="rl-badge rl-badge-{v}">{esc(badge_text(v))}</span>'
+    # A model's "likely" verdict never wears the solid green/red of a certain one.
+    css = f"{v}-likely" if v in ("yes", "no") and source != "faq" else v
+    return f'<span class="rl-badge rl-badge-{css}">{esc(badge_text(v, source))}</span>'
 
 
 def page_of(unit: Any) -> int | None:
@@ -279,7 +284,7 @@ def answer_html(
     parts = [
         '<div class="rl-answer rl-done">',
         searched_html(query),
-        f'<div class="rl-head">{badge_html(answer.verdict)}<span class="rl-meta">{esc(meta)}</span></div>',
+        f'<div class="rl-head">{badge_html(answer.verdict, answer.verdict_source)}<span class="rl-meta">{esc(meta)}</span></div>',
         f'<div class="rl-text">{esc(answer.answer)}</div>',
         chips_html(answer.citations),
     ]
@@ -295,7 +300,7 @@ def error_answer_html(message: str, query: str | None = None) -> str:
 
 def plain_answer(answer: Any) -> str:
     """The answer as plain text, for the clipboard."""
-    lines = [f"[{badge_text(answer.verdict)}] {answer.answer}"]
+    lines = [f"[{badge_text(answer.verdict, answer.verdict_source)}] {answer.answer}"]
     for c in answer.citations:
         lines.append(f'{chip_label(c.unit)}: "{" ".join(c.quote.split())}"')
     return "\n".join(lines)
