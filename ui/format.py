@@ -284,7 +284,8 @@ def answer_html(
     parts = [
         '<div class="rl-answer rl-done">',
         searched_html(query),
-        f'<div class="rl-head">{badge_html(answer.verdict, answer.verdict_source)}<span class="rl-meta">{esc(meta)}</span></div>',
+        f'<div class="rl-head">{badge_html(answer.verdict, answer.verdict_source)}'
+        f'<span class="rl-meta">{esc(meta)}</span></div>',
         f'<div class="rl-text">{esc(answer.answer)}</div>',
         chips_html(answer.citations),
     ]
