@@ -85,7 +85,7 @@ def features(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> tuple[list[Any]
         mask = r.games == game if game else r.games == r.games
         top = [r.units.index(h.unit) for h in res.hits]
         exact = [m for m in sig.exact if mask[m.position]]
-        x.append(r.relevance_features(sig, mask, top, exact))
+        x.append(r.relevance_features(sig, mask, top, exact, unsure=game is None))
         y.append(0 if item.unanswerable else 1)
     return x, y
 

@@ -19,7 +19,9 @@ rulebook: the best meaning match, the best word match, how much better the
 game's own rules match than the other loaded games' (the other games are a
 background: a question the game does not cover matches its rules no better
 than unrelated rules), the share of the question's rare words the best rule
-holds, and a rule named outright. Every weight is fitted by
+holds, a rule named outright, and whether the game was unclear (a question
+no loaded game clearly owns, answered from whichever game's rule matches
+best, is often one none of them covers). Every weight is fitted by
 ``python -m benchmarks tune`` on the *fit* questions (two games' rulebooks,
 one of them heading-structured), and the floor is chosen on the *choose*
 questions (``retrieval/tuning.toml``); test figures come from questions and
@@ -48,7 +50,15 @@ from ruleslawyer.retrieval.tokens import tokenize
 
 TUNING_FILE = Path(__file__).with_name("tuning.toml")
 # The relevance model's inputs, in order (see ``relevance_features``).
-RELEVANCE_FEATURES = ("dense", "log_bm25", "dense_contrast", "bm25_contrast", "coverage", "named")
+RELEVANCE_FEATURES = (
+    "dense",
+    "log_bm25",
+    "dense_contrast",
+    "bm25_contrast",
+    "coverage",
+    "named",
+    "game_unsure",
+)
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class Tuning:
     rel_bm25_contrast: float = 0.0
     rel_coverage: float = 0.0
     rel_named: float = 0.0
+    rel_game_unsure: float = 0.0
     floor: float = 0.0
 
     @property
@@ -293,7 +304,7 @@ class HybridRetriever:
         if any(m.number or m.whole for m in exact):
             relevance = 1.0  # a lookup of a rule that exists
         else:
-            x = self.relevance_features(sig, mask, top, exact)
+            x = self.relevance_features(sig, mask, top, exact, unsure=game is None)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         return SearchResult(
@@ -307,7 +318,13 @@ class HybridRetriever:
         )
 
     def relevance_features(
-        self, sig: Signals, mask: np.ndarray, top: Sequence[int], exact: Sequence[ExactMatch]
+        self,
+        sig: Signals,
+        mask: np.ndarray,
+        top: Sequence[int],
+        exact: Sequence[ExactMatch],
+        *,
+        unsure: bool = False,
     ) -> tuple[float, ...]:
         """The relevance model's inputs (``RELEVANCE_FEATURES``), all in [0, ~3].
 
@@ -335,6 +352,7 @@ class HybridRetriever:
             math.log1p(b_own) - math.log1p(b_other),
             self.coverage(sig.query, top[:5]),
             1.0 if any(m.strong for m in exact) else 0.0,
+            1.0 if unsure else 0.0,
         )
 
     def coverage(self, query: str, rows: Sequence[int]) -> float:
