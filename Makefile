@@ -12,12 +12,15 @@ PORT ?= 7860
 
 setup: $(VENV)/.installed
 
-# llama-cpp-python compiles llama.cpp here, for this CPU (-march=native)
-# but without the AMX kernels: on CPUs that list AMX they crash here (SIGSEGV
-# in ggml_backend_amx_mul_mat; a minimal AMX program runs, so it looks like a
-# ggml bug rather than the VM), while a plain AVX2 build
-# evaluates prompts at half the speed of the native AVX-512 one. GCC keeps explicit
-# -mno-* flags over -march=native's defaults. Set CMAKE_ARGS to override.
+# llama-cpp-python compiles llama.cpp here, for the CPU it is built on
+# (-march=native: AVX-512 where the CPU has it, AVX2 where not, on Intel and
+# AMD alike; a generic AVX2 build evaluates prompts at half the speed on an
+# AVX-512 Intel), but without the AMX kernels: on Intel CPUs that list AMX they
+# crash here (SIGSEGV in ggml_backend_amx_mul_mat); the -mno-amx-* flags are
+# no-ops on CPUs without AMX (AMD EPYC, older Intel). GCC keeps explicit -mno-*
+# flags over -march=native's defaults. A native build must never be reused on
+# another CPU (an AVX-512 wheel dies with SIGILL on an AVX2-only machine), so
+# it is built with pip's wheel cache off. Set CMAKE_ARGS to override.
 export CMAKE_ARGS ?= -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" -DCMAKE_CXX_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 
 # torch first, pinned to the CPU wheel, so nothing else can pull a CUDA build.
@@ -25,6 +28,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet --no-cache-dir "llama-cpp-python>=0.3"
 	$(BIN)/pip install --quiet -e '.[llm,models,dev]'
 	touch $@
 

@@ -13,7 +13,11 @@ lenient where only wording differs:
 - facts are matched with normalisation (case, hyphens, quotes, number words);
 - a question that raised a domain error counts as answered wrongly in every
   metric (it is not dropped), so a crashing bot cannot score well;
-- retrieved and cited rules of another game never match an expected rule.
+- retrieved and cited rules of another game never match an expected rule;
+- a yes/no question answered with the quote and no verdict ("The rule says:")
+  is fully correct when the right rule and facts are shown: the quote is a
+  complete answer. A wrong yes/no is never correct, and verdict accuracy
+  (balanced accuracy, coverage) still counts a withheld verdict as missing.
 
 Metrics are computed per game and "overall" from the per-question records,
 so a saved report can be re-scored or compared without re-asking.
@@ -243,7 +247,10 @@ def score_answer(
     else:
         fully = (
             not abstained
-            and (item.expected_verdict not in m.YES_NO or answer.verdict == item.expected_verdict)
+            and (
+                item.expected_verdict not in m.YES_NO
+                or answer.verdict in (item.expected_verdict, "quote")
+            )
             and not missing
             and (expected_cited or not item.expected_rules)
             and citations_valid

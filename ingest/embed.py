@@ -188,6 +188,9 @@ class OnnxMiniLMEmbedder(Embedder):
                     options = ort.SessionOptions()
                     options.intra_op_num_threads = self._n_threads or 0
                     options.inter_op_num_threads = 1
+                    # Idle threads sleep instead of spinning: on 2 cores a spinning
+                    # embedder thread slows the LLM answering right after it.
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                     self._session = ort.InferenceSession(
                         str(self.folder / ONNX_FILE), options, providers=["CPUExecutionProvider"]
                     )

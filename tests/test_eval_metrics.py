@@ -15,6 +15,7 @@ from ruleslawyer.evals.runner import (
     EvalReport,
     compute_metrics,
     run_eval,
+    score_answer,
 )
 from ruleslawyer.records import Answer, Citation, Hit, RuleUnit, SearchResult
 
@@ -414,3 +415,23 @@ def test_verdict_curve_by_hand() -> None:
         (0.85, 0.25, 1.0),
         (0.95, 0.0, None),
     ]
+
+
+def test_the_quote_without_a_verdict_is_a_complete_answer() -> None:
+    """A yes/no question answered "The rule says:" with the right rule and facts is
+    fully correct; the opposite yes/no with the same quote is not; verdict metrics
+    still count the withheld verdict as not given."""
+    q = item("q", "40k", "no", ("add one",), ("24.21",))
+    quoted = answer(
+        "question q?", "quote", "The rule says:", [(U_LANCE, "add 1 to the Wound roll")], [U_LANCE]
+    )
+    wrong = answer(
+        "question q?", "yes", "Likely yes.", [(U_LANCE, "add 1 to the Wound roll")], [U_LANCE]
+    )
+    service = FakeService()
+    r_quote = score_answer(q, quoted, service, 1.0)
+    r_wrong = score_answer(q, wrong, service, 1.0)
+    assert r_quote.fully_correct and not r_wrong.fully_correct
+    metrics = compute_metrics([r_quote, r_wrong])
+    assert metrics.verdict_coverage == 0.5 and metrics.wrong_verdict_rate == 0.5
+    assert metrics.verdict_precision == 0.0

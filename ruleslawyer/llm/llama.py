@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -44,6 +45,14 @@ from ruleslawyer.llm.base import LLM, ChatMessage
 
 if TYPE_CHECKING:
     from llama_cpp import Llama, LlamaGrammar
+
+# llama.cpp's CPU threads are OpenMP threads. By default they spin while they
+# wait for each other, which is free on an idle machine and ruinous on a busy
+# one: two llama.cpp processes on 2 cores (the page and a one-shot `ask`, two
+# asks) each spin on the core the other needs. PASSIVE waiting lets them
+# share (measured by `python -m benchmarks contention`); set before llama.cpp
+# loads libgomp, and only as a default, so OMP_WAIT_POLICY still overrides.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 GGUF_MAGIC = b"GGUF"
 # Prefix reuse granularity for scoring; see LlamaCppLLM._eval_reusing_prefix.
