@@ -275,9 +275,8 @@ def export_onnx(folder: Path, n_threads: int | None = None) -> Path:
         want = reference.embed(list(_PROBES))
         if float((got * want).sum(1).min()) < 0.99999:
             raise ModelError("the ONNX export of the embedding model does not match the original")
-        if folder.exists():
-            shutil.rmtree(folder)
-        tmp.rename(folder)
+        if not folder.exists():  # a peer's export may have landed meanwhile: keep it
+            tmp.rename(folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return folder

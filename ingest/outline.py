@@ -88,15 +88,34 @@ def build_units(
     game: str,
     parser: str,
     title_fixes: dict[str, str] | None = None,
+    title: str = "",
 ) -> ParseResult:
-    """Rule units from an outline (see the module docstring for the rules)."""
+    """Rule units from an outline (see the module docstring for the rules).
+
+    A document with no heading at all is not structured: it becomes plain
+    sections of a few hundred words, with a warning, rather than one unit
+    the size of the book. ``title`` (the manifest's) names the text before
+    the first heading when the document has no title of its own.
+    """
+    if not any(b.level for b in outline.blocks):
+        from ruleslawyer.ingest.plain import parse_plain
+
+        body = "\n\n".join(b.text for b in outline.blocks)
+        result = parse_plain(body, file=file, game=game, parent=title)
+        result.dropped, result.pages = dict(outline.dropped), outline.pages
+        n = len(result.units)
+        result.warnings += [
+            *outline.warnings,
+            f"{file}: no headings found; ingested as {n} plain section{'s' if n != 1 else ''}",
+        ]
+        return result
     result = ParseResult(parser=parser, dropped=dict(outline.dropped), pages=outline.pages)
     result.warnings.extend(outline.warnings)
     doc = "\n".join(b.text for b in outline.blocks)
     fixes = title_fixes or {}
     stack: list[_Section] = []
     sections: list[_Section] = []
-    front = _Section(0, outline.title or file.rsplit(".", 1)[0], "", (), None)
+    front = _Section(0, outline.title or title or file.rsplit(".", 1)[0], "", (), None)
     current = front
     pos = 0
     for block in outline.blocks:

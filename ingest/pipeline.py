@@ -162,11 +162,18 @@ def parse_file(
     """Rule units from one file's bytes, read by its format's reader; raises RulebookError."""
     fmt = formats.detect(name, data, format)
     request = formats.ReadRequest(name, game, title, title_fixes or {}, encoding)
-    parsed = fmt.read(data, request)
+    try:
+        parsed = fmt.read(data, request)
+    except RulebookError:
+        raise
+    except (RecursionError, MemoryError, ValueError, OSError, RuntimeError) as err:
+        # A reader library choking on a hostile file is a bad file, not a crash.
+        reason = " ".join(str(err).split())[:120] or type(err).__name__
+        raise RulebookError(f"{name}: cannot be read as {fmt.name} ({reason})") from None
     if not parsed.units:
         raise RulebookError(f"{name}: no rule text found in this {fmt.name} file")
     parsed.parser = parsed.parser or fmt.name
-    parsed.format = fmt.name
+    parsed.format = parsed.format or fmt.name
     return parsed
 
 

@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ruleslawyer.errors import InputError, RulebookError
 from ruleslawyer.records import GameInfo
@@ -121,16 +122,24 @@ def read_manifest(folder: Path, origin: str) -> Catalog:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a valid manifest ({err})") from None
     games: dict[str, GameInfo] = {}
-    for slug, entry in (data.get("games") or {}).items():
+    raw_games = data.get("games") or {}
+    if not isinstance(raw_games, dict):
+        raise InputError(f"{path}: [games] must be a table of [games.<slug>] tables")
+    for slug, entry in raw_games.items():
         if not isinstance(entry, dict):
             raise InputError(f"{path}: [games.{slug}] must be a table")
         game = check_game(str(slug))
-        games[game] = GameInfo(
-            slug=game,
-            name=str(entry.get("name", "")),
-            edition=str(entry.get("edition", "")),
-            aliases=tuple(str(a) for a in entry.get("aliases", ())),
-            cues=tuple(str(c) for c in entry.get("cues", ())),
+        aliases = _strings(entry, "aliases", path, f"games.{slug}")
+        if any(len(a.strip()) < 2 for a in aliases):
+            raise InputError(f"{path}: games.{slug}.aliases: an alias needs 2 or more characters")
+        games[game] = GameInfo.from_dict(
+            {
+                "slug": game,
+                "name": str(entry.get("name", "")),
+                "edition": str(entry.get("edition", "")),
+                "aliases": aliases,
+                "cues": _strings(entry, "cues", path, f"games.{slug}"),
+            }
         )
     known = list(games.values())
     books = []
@@ -146,12 +155,26 @@ def read_manifest(folder: Path, origin: str) -> Catalog:
                 game=check_game(str(entry["game"]), known),
                 title=str(entry.get("title", "")),
                 edition=str(entry.get("edition", "")),
-                title_fixes={str(k): str(v) for k, v in entry.get("titles", {}).items()},
+                title_fixes=_titles(entry, path, i),
                 origin=origin,
                 format=str(entry.get("format", "")),
             )
         )
     return Catalog(tuple(books), games)
+
+
+def _strings(entry: dict[str, Any], key: str, path: Path, where: str) -> list[str]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{path}: {where}.{key} must be a list of strings")
+    return value
+
+
+def _titles(entry: dict[str, Any], path: Path, n: int) -> dict[str, str]:
+    value = entry.get("titles", {})
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: rulebook entry {n}: titles must be a table")
+    return {str(k): str(v) for k, v in value.items()}
 
 
 def safe_name(name: str, extensions: Iterable[str] = (".txt",)) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ruleslawyer.errors import IndexCorruptError, IndexMissingError
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import GameInfo, RuleUnit
 
 FORMAT_VERSION = 2
 _FILES = ("units.jsonl", "chunks.json", "vectors.faiss")
@@ -45,6 +45,12 @@ class StoredIndex:
     faiss_index: Any
     manifest: dict[str, Any]
     path: Path
+
+    def games(self) -> list[GameInfo]:
+        """The games present, in index order, with what the manifests said at ingest."""
+        tables = self.manifest.get("games") or {}
+        present = dict.fromkeys(u.game for u in self.units)
+        return [GameInfo.from_dict({**tables.get(g, {}), "slug": g}) for g in present]
 
     def vectors(self) -> np.ndarray:
         n = self.faiss_index.ntotal

@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.records import RuleUnit
 
-_NUMBER = re.compile(r"(?<![\d.])(\d{1,2}\.\d{2})(?![\d])")
+# A printed rule number: "24.21", "3.2", "10.5.1". Only numbers some rule of the
+# index carries count, so "2.5 inches" in a question is a lookup only in a book
+# that has a rule 2.5.
+_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)(?![\d])")
 
 
 def name_key(name: str) -> str:

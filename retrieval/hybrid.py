@@ -43,7 +43,7 @@ from ruleslawyer.errors import InputError
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.pipeline import chunk_texts
 from ruleslawyer.ingest.store import StoredIndex
-from ruleslawyer.records import GameInfo, Hit, SearchResult
+from ruleslawyer.records import Hit, SearchResult
 from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, name_key
 from ruleslawyer.retrieval.games import GameDetector
 from ruleslawyer.retrieval.tokens import tokenize
@@ -126,11 +126,7 @@ class HybridRetriever:
         self.embedder = embedder
         self.tuning = tuning or Tuning.load()
         self.games = np.array([u.game for u in self.units])
-        games = [
-            GameInfo.from_dict({**d, "slug": g})
-            for g, d in (index.manifest.get("games") or {}).items()
-        ]
-        self.detector = GameDetector(self.units, games)
+        self.detector = GameDetector(self.units, index.games())
         self.game_names = sorted(set(self.games.tolist()))
         self._game_rows = {g: np.flatnonzero(self.games == g) for g in self.game_names}
         self.exact = ExactIndex(self.units)

@@ -41,7 +41,7 @@ from ruleslawyer.verdict import (
     probability_yes,
 )
 
-_RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,2}\.\d{2}(?![\d])")
+_RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3})+(?![\d])")
 SECONDARY_SHARE = 0.8
 PROMPT_QUOTE_CHARS = 450  # a second rule is cited when its best sentence scores this close
 
@@ -305,7 +305,13 @@ def verify_explanation(
     unit = retrieved.get(rule_id)
     if unit is None:
         return "", [], "explanation dropped: it cited a rule that was not retrieved"
-    bad = [n for n in _RULE_NUMBER.findall(text) if n not in retrieved]
+    # A rule number the answer was not given: invented (a distance such as "2.5"
+    # that the quoted rules themselves state is no rule number).
+    bad = [
+        n
+        for n in _RULE_NUMBER.findall(text)
+        if n not in retrieved and (support is None or n not in support)
+    ]
     if bad:
         return "", [], f"explanation dropped: it mentions rule {bad[0]}, which was not retrieved"
     opener = re.match(r"\W*(yes|no)\b", text, re.I)

@@ -469,7 +469,8 @@ def _ask_server(
     key = wanted.answering_key()
     info = find_server(wanted.data_dir, key)
     started_ms = 0.0
-    if info is None and settings.auto_serve:
+    # A quotes-only question is answered faster here than a model server starts.
+    if info is None and settings.auto_serve and not evidence_only:
         t0 = time.perf_counter()
         info = start_background(
             wanted.data_dir, key, _serve_args(overrides), idle_s=settings.serve_idle_s

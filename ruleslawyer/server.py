@@ -140,13 +140,33 @@ def start_background(
         if child.poll() is not None:  # it exited: a peer's server may be the one
             return find_server(data_dir, key)
         time.sleep(0.05)
+    # Too slow: stop it rather than load a second copy of the models beside it.
+    with contextlib.suppress(OSError):
+        child.terminate()
     return None
+
+
+def _is_ours(info: ServerInfo) -> bool:
+    """Does the registered pid answer /health with the registered token? (A stale
+    server.json can name a pid the system has since given to another program.)"""
+    request = urllib.request.Request(
+        info.url + "/health", headers={"Authorization": f"Bearer {info.token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status == HTTPStatus.OK
+    except (OSError, ValueError):
+        return False
 
 
 def stop_server(data_dir: Path, wait_s: float = 15.0) -> ServerInfo | None:
     """Stop the server registered for ``data_dir`` (SIGTERM); the one stopped, or None."""
     info = find_server(data_dir)
     if info is None:
+        return None
+    if not _is_ours(info):
+        with contextlib.suppress(OSError):
+            server_file(data_dir).unlink()  # stale: its process is someone else's now
         return None
     with contextlib.suppress(ProcessLookupError):
         os.kill(info.pid, signal.SIGTERM)

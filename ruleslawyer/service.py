@@ -69,6 +69,7 @@ class RulesService:
         self._index_dir: Path | None = None
         self._retriever: Any = None
         self._answerer: Any = None
+        self._games: list[GameInfo] | None = None
         self._lock = threading.RLock()
 
     # --- components ---------------------------------------------------------
@@ -192,13 +193,15 @@ class RulesService:
                 force=force,
                 progress=progress,
             )
+            # Under the same lock: two ingests never export at once.
+            self.prepare_embedder()
         finally:
             lock.release()
         with self._lock:
             self._index = None
             self._retriever = None
             self._answerer = None
-        self.prepare_embedder()
+            self._games = None
         return report
 
     # --- the index ----------------------------------------------------------
@@ -216,14 +219,16 @@ class RulesService:
                 self._index_dir = current
                 self._retriever = None
                 self._answerer = None
+                self._games = None
             return self._index
 
     def games(self) -> list[GameInfo]:
         """The games in the index, in index order, with what the manifests said of them."""
         index = self.index()
-        tables = index.manifest.get("games", {})
-        present = dict.fromkeys(u.game for u in index.units)
-        return [GameInfo.from_dict({**tables.get(g, {}), "slug": g}) for g in present]
+        with self._lock:
+            if self._games is None:
+                self._games = index.games()
+            return list(self._games)
 
     def sources(self) -> list[dict[str, Any]]:
         """One row per indexed rulebook file: game, format, units, pages, what was

@@ -206,12 +206,26 @@ def test_markdown_and_html_agree() -> None:
 
 # --- choosing the format ------------------------------------------------------------------------
 def test_markdown_in_a_txt_file_is_read_as_markdown() -> None:
+    """A .txt is the text parsers' first; with no text layout and Markdown headings,
+    the Markdown reader takes it (a glance at '#' lines is no proof of Markdown)."""
     data = (FIXTURES / "markdown" / "02-movement.md").read_bytes()
-    assert detect("rules.txt", data).name == "markdown"
+    assert detect("rules.txt", data).name == "text"
     result = parse_file("rules.txt", data, game=BB)
     assert result.format == "markdown"
     assert [u.rule_id for u in result.units][:3] == ["movement", "2.1", "2.2"]
     assert all("#" not in u.text for u in result.units)
+
+
+def test_numbered_text_with_hash_lines_stays_text() -> None:
+    """Pasted text whose banner lines start with '#' keeps its numbered rules."""
+    data = (
+        "# Fortress Rules\n# (c) 2024 the club\n# version 2\n\n"
+        "01.01 Move\nA unit moves up to its Move characteristic in inches.\n"
+        "01.02 Shoot\nA unit that moved cannot shoot this turn.\n"
+    ).encode()
+    result = parse_file("fortress.txt", data, game=BB)
+    assert result.format == "text"
+    assert [u.rule_id for u in result.units if u.kind == "rule"] == ["01.01", "01.02"]
 
 
 def test_html_document_in_a_txt_file_is_read_as_html() -> None:

@@ -149,3 +149,22 @@ def test_search_cli_refuses_empty_query(cli_run, seeded_settings) -> None:
     code, _, err = cli_run("search", "  ", data_dir=seeded_settings.data_dir)
     assert code == 1
     assert err.strip().startswith("Error:") and len(err.strip().splitlines()) == 1
+
+
+def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) -> None:
+    """ "what does 3.2 say" finds rule 3.2 of a Markdown book, first and relevant."""
+    from ruleslawyer.service import RulesService
+
+    book = tmp_path / "club.md"
+    book.write_text(
+        "# Movement\n\nUnits move.\n\n## 3.1 Walking\n\nA unit walks 6 inches.\n\n"
+        "## 3.2 Charge\n\nA unit charges 2D6 inches at the nearest enemy.\n\n"
+        "### 3.2.1 Failed charges\n\nA failed charge ends the unit's move.\n",
+        encoding="utf-8",
+    )
+    service = RulesService(fake_settings)
+    service.ingest([book], game="club")
+    for number in ("3.2", "3.2.1"):
+        result = service.search(f"what does {number} say", game="club")
+        assert result.hits[0].unit.rule_id == number and result.relevance == 1.0
+    assert service.search("a unit walks 2.5 inches", game="club").hits[0].unit.rule_id != "2.5"

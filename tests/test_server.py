@@ -186,3 +186,24 @@ def test_serve_command_answers_and_cleans_up_on_sigterm(seeded_settings: Any) ->
         if proc.poll() is None:
             proc.kill()
     assert not server_file(seeded_settings.data_dir).exists()
+
+
+def test_stop_leaves_a_process_that_is_not_our_server_alone(seeded_settings: Any) -> None:
+    """A stale server.json naming a pid now used by another program: nothing is killed."""
+    import subprocess
+    import sys
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        path = server_file(seeded_settings.data_dir)
+        path.write_text(
+            json.dumps({"port": 9, "pid": other.pid, "token": "x", "model": "m", "key": "k"}),
+            encoding="utf-8",
+        )
+        from ruleslawyer.server import stop_server
+
+        assert stop_server(seeded_settings.data_dir) is None
+        assert other.poll() is None  # still running
+        assert not path.exists()  # the stale registration is gone
+    finally:
+        other.kill()

@@ -502,7 +502,7 @@ def test_on_chip_reads_the_event_data(handlers: Any) -> None:
 
 
 def test_api_ask_returns_the_answer_as_json(handlers: Any) -> None:
-    result = handlers.api_ask("What does Redeploy do in AoS?", "auto", False)
+    result = handlers.api_ask("Redeploy", "auto", False)  # a lookup: relevant with any embedder
     assert result["verdict"] in ("yes", "no", "quote", "answer", "not_found")
     assert result["citations"] and "answer_html" in result
 

@@ -153,7 +153,7 @@ def test_basic_auth_is_required_when_set(
         with pytest.raises(Exception):  # noqa: B017 - any refusal will do
             Client(url, verbose=False, auth=("ref", "wrong"))
         client = Client(url, verbose=False, auth=("ref", "s3cret"))
-        result = client.predict(QUESTIONS[2], "aos", True, api_name="/ask")
+        result = client.predict("Redeploy", "aos", True, api_name="/ask")  # a lookup: relevant
         assert result["game"] == "aos" and result["citations"]
     finally:
         demo.close()

@@ -11,7 +11,9 @@ else changes.
 How a file's format is chosen: ``--format`` (or the manifest's ``format``)
 wins; otherwise the extension, unless the content says otherwise in a way
 that cannot be a coincidence (a PDF signature, a whole HTML document);
-otherwise sniffing, and plain text last.
+otherwise (no known extension) sniffing, and plain text last. Markdown is
+never a certainty from a glance: a ``.txt`` rulebook goes to the text
+parsers, which hand it to the Markdown reader only when no text layout fits.
 """
 
 from __future__ import annotations
@@ -92,7 +94,6 @@ def detect(file_name: str, data: bytes, override: str | None = None) -> Format:
     sniffed = next((f for f in formats() if f.sniff(head)), None)
     if claimed is None:
         return sniffed or by_name("text")
-    overrides = sniffed is not None and (
-        sniffed.sniff_overrides_extension or claimed.name == "text"
-    )
-    return sniffed if overrides and sniffed is not None else claimed
+    if sniffed is not None and sniffed is not claimed and sniffed.sniff_overrides_extension:
+        return sniffed
+    return claimed

@@ -30,7 +30,7 @@ _HTML_START = re.compile(
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 RUN_IN_LEVEL = 7
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
-_CHROME_TAGS = ("nav", "header", "footer", "aside", "form", "button", "select", "dialog")
+_CHROME_TAGS = ("nav", "aside", "form", "button", "select", "dialog")
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu"}
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
@@ -44,7 +44,12 @@ _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
     "div", "section", "article", "main", "body", "blockquote", "figure", "details",
-    "center", "dl", "html", "fieldset",
+    "center", "dl", "html", "fieldset", "header", "footer",
+)  # fmt: skip
+# Elements whose start separates words: "inches.<br>Then", "<li><p>one</p><p>two</p>".
+_BREAKS = frozenset(
+    {"br", "p", "div", "li", "tr", "td", "th", "dd", "dt", "ul", "ol", "table", "blockquote",
+     "section", "article", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "figcaption", "caption"}
 )  # fmt: skip
 
 
@@ -54,6 +59,10 @@ def sniff(head: bytes) -> bool:
 
 
 def _is_chrome(el: Any) -> bool:
+    if el.name in ("header", "footer"):
+        # The page's banner and footer are chrome; an HTML5 section's own
+        # <header> holds its heading, and a <footer> in an article its notes.
+        return el.find_parent(["main", "article", "section"]) is None
     if el.name in _CHROME_TAGS:
         return True
     if (el.get("role") or "").lower() in _CHROME_ROLES:
@@ -63,8 +72,18 @@ def _is_chrome(el: Any) -> bool:
 
 
 def _text(el: Any) -> str:
-    """The element's words, whitespace collapsed."""
-    return " ".join(el.get_text().split())
+    """The element's words, whitespace collapsed; a line break or a block inside
+    it separates words (inline tags inside a word do not)."""
+    from bs4 import NavigableString, Tag
+
+    parts: list[str] = []
+    for node in el.descendants:
+        if isinstance(node, Tag):
+            if node.name in _BREAKS:
+                parts.append(" ")
+        elif isinstance(node, NavigableString) and type(node) is NavigableString:
+            parts.append(str(node))
+    return " ".join("".join(parts).split())
 
 
 def _run_in_heading(el: Any) -> Any | None:
@@ -181,6 +200,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         game=request.game,
         parser="html",
         title_fixes=request.title_fixes,
+        title=request.title,
     )
 
 

@@ -7,8 +7,8 @@ becomes one line per row with its cells joined by " | ", and a block quote
 (a designer's note) stays with the rule it sits in. A bold run-in label
 (``**Range:** 12"``) is just text: only headings make rules.
 
-A file with no heading at all is not a structured rulebook: it is ingested
-as plain sections, with a warning.
+A file with no heading at all is ingested as plain sections, with a
+warning (``outline.build_units``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.outline import Block, Outline, build_units
-from ruleslawyer.ingest.plain import parse_plain
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
 
@@ -119,20 +118,13 @@ def outline_of(text: str) -> Outline:
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     text = decode_rulebook(data, request.name, request.encoding)
     outline = outline_of(text)
-    if not any(b.level for b in outline.blocks):
-        body = "\n\n".join(b.text for b in outline.blocks)
-        result = parse_plain(body, file=request.name, game=request.game, parent=request.title)
-        result.warnings.append(
-            f"{request.name}: a Markdown file with no headings; "
-            f"ingested as {len(result.units)} plain section{'s' if len(result.units) != 1 else ''}"
-        )
-        return result
     return build_units(
         outline,
         file=request.name,
         game=request.game,
         parser="markdown",
         title_fixes=request.title_fixes,
+        title=request.title,
     )
 
 

@@ -476,6 +476,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         game=request.game,
         parser="pdf",
         title_fixes=request.title_fixes,
+        title=request.title,
     )
 
 

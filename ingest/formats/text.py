@@ -1,12 +1,15 @@
 """Plain text rulebooks (text pasted out of a PDF or a web page).
 
 The layout picks the parser (``ingest.parse``): numbered rules, ability
-cards, wiki rulings, or plain sections with a warning. Text that looks like
-Markdown or a web page is sent to those readers instead (``formats.detect``),
-so these parsers never see, or fire on, another format's look-alikes.
+cards, wiki rulings, or plain sections with a warning. A web page saved as
+text goes to the HTML reader (``formats.detect``); text whose only structure
+is Markdown headings (no text layout matched, and several ``#`` headings)
+goes to the Markdown reader instead of becoming plain sections.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.parse import parse_rulebook
@@ -15,6 +18,8 @@ from ruleslawyer.ingest.units import ParseResult
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
+    from ruleslawyer.ingest.formats import markdown
+
     text = decode_rulebook(data, request.name, request.encoding)
     result = parse_rulebook(
         text,
@@ -23,6 +28,10 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         parent=request.title,
         title_fixes=request.title_fixes,
     )
+    if result.parser == "plain" and markdown.sniff(text.encode("utf-8")[:4096]):
+        result = markdown.read(text.encode("utf-8"), replace(request, encoding=None))
+        result.format = "markdown"
+        return result
     gaps = result.uncovered(text)
     if gaps:
         result.warnings.append(

@@ -1,0 +1,41 @@
+"""HTML reader cases the contract fixture does not show: HTML5 sectioning, word breaks."""
+
+from __future__ import annotations
+
+from ruleslawyer.ingest.pipeline import parse_file
+
+PAGE = """<!DOCTYPE html><html><body>
+<header><h1>Club Wiki</h1><nav><a href="/">Home</a></nav></header>
+<main>
+<section><header><h2>Charging</h2></header>
+<p>A unit may charge up to 12 inches.<br>Then it fights first.</p>
+<ul><li><p>one</p><p>two</p></li></ul>
+</section>
+<section><header><h2>Shooting</h2></header><p>Roll one die per model.</p>
+<footer>Designer's note: dice are fickle.</footer></section>
+</main>
+<footer>(c) the club</footer>
+</body></html>"""
+
+
+def test_html5_sections_keep_their_headings_and_notes() -> None:
+    units = parse_file("wiki.html", PAGE.encode(), game="club").units
+    by_id = {u.rule_id: u for u in units}
+    assert sorted(by_id) == ["charging", "shooting"]
+    assert "Designer's note: dice are fickle." in by_id["shooting"].text
+    assert all("Club Wiki" not in u.text and "(c) the club" not in u.text for u in units)
+
+
+def test_line_breaks_and_blocks_separate_words() -> None:
+    charging = {u.rule_id: u for u in parse_file("wiki.html", PAGE.encode(), game="club").units}[
+        "charging"
+    ]
+    assert "12 inches. Then it fights first." in charging.text
+    assert "one two" in charging.text and "onetwo" not in charging.text
+
+
+def test_a_page_without_headings_becomes_plain_sections_with_a_warning() -> None:
+    page = "<html><body><main>" + "<p>A rule sentence about moving units.</p>" * 60
+    result = parse_file("flat.html", (page + "</main></body></html>").encode(), game="club")
+    assert {u.kind for u in result.units} == {"section"} and len(result.units) > 1
+    assert any("no headings found" in w for w in result.warnings)
