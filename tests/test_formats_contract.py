@@ -219,10 +219,10 @@ def test_markdown_in_a_txt_file_is_read_as_markdown() -> None:
 def test_numbered_text_with_hash_lines_stays_text() -> None:
     """Pasted text whose banner lines start with '#' keeps its numbered rules."""
     data = (
-        "# Fortress Rules\n# (c) 2024 the club\n# version 2\n\n"
-        "01.01 Move\nA unit moves up to its Move characteristic in inches.\n"
-        "01.02 Shoot\nA unit that moved cannot shoot this turn.\n"
-    ).encode()
+        b"# Fortress Rules\n# (c) 2024 the club\n# version 2\n\n"
+        b"01.01 Move\nA unit moves up to its Move characteristic in inches.\n"
+        b"01.02 Shoot\nA unit that moved cannot shoot this turn.\n"
+    )
     result = parse_file("fortress.txt", data, game=BB)
     assert result.format == "text"
     assert [u.rule_id for u in result.units if u.kind == "rule"] == ["01.01", "01.02"]
