@@ -1,7 +1,7 @@
 """Fit each LLM's yes/no verdict on *fit*, choose its floor on *choose*, report on the rest.
 
     python -m benchmarks calibrate [--models qwen2.5-0.5b,qwen2.5-1.5b] [--write]
-                                   [--chart artifacts/verdict-curve.png]
+                                   [--charts artifacts/]
 
 For every yes/no question of every split, the real pipeline runs (game
 detected, evidence picked) and every verdict feature of ``ruleslawyer.verdict``
@@ -31,14 +31,16 @@ import argparse
 import hashlib
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.common import fit_logistic, machine
-from benchmarks.splits import DATASETS, SPLITS, questions, service
-from ruleslawyer.evals.metrics import balanced_accuracy
+from benchmarks.splits import CORPORA, DATASETS, SPLITS, questions, service
+from ruleslawyer.evals import metrics as m
+from ruleslawyer.evals.report import save_verdict_curves
 from ruleslawyer.verdict import (
     CALIBRATION_FILE,
     FEATURES,
@@ -51,7 +53,7 @@ from ruleslawyer.verdict import (
 )
 
 MIN_PRECISION = 0.9
-MIN_VERDICTS = 3
+MIN_VERDICTS = 10  # fewer verdicts at 90% on choose is luck, not precision
 CONFIDENCES = [round(c, 2) for c in np.arange(0.5, 1.0, 0.01)]
 NAMES = list(FEATURES)
 VERDICT_SPLITS = ("fit", "choose", "test", "cross")
@@ -120,41 +122,39 @@ def _y(rows: list[dict[str, Any]]) -> np.ndarray:
 
 
 def verdict_figures(rows: list[dict[str, Any]], cal: Calibration) -> dict[str, Any]:
-    """Coverage, precision and wrong rate of the model's verdicts at ``cal``'s floor."""
+    """What players would see at ``cal``: coverage, precision and wrong yes/no rate
+    (no verdicts at all when disabled), and the balanced accuracy of always answering."""
     golds = [r["gold"] for r in rows]
     probs = [probability_yes(r["features"], cal) for r in rows]
-    preds = [decide(p, cal) for p in probs]
-    given = [(g, p) for g, p in zip(golds, preds, strict=True) if p in ("yes", "no")]
-    right = sum(1 for g, p in given if g == p)
+    preds = [decide(p, cal) if cal.enabled else "quote" for p in probs]
     return {
         "n": len(rows),
-        "coverage": len(given) / len(rows) if rows else None,
-        "precision": right / len(given) if given else None,
-        "wrong": (len(given) - right) / len(rows) if rows else None,
-        "balanced_if_always": balanced_accuracy(golds, ["yes" if p > 0.5 else "no" for p in probs]),
+        "coverage": m.verdict_coverage(golds, preds),
+        "precision": m.verdict_precision(golds, preds),
+        "wrong": m.wrong_verdict_rate(golds, preds),
+        "balanced_if_always": m.balanced_accuracy(
+            golds, ["yes" if p > 0.5 else "no" for p in probs]
+        ),
     }
 
 
-def curve(rows: list[dict[str, Any]], cal: Calibration) -> list[tuple[float, float, float]]:
-    """(confidence, coverage, precision) for every floor: the precision/coverage curve."""
-    out = []
-    for c in CONFIDENCES:
-        fig = verdict_figures(rows, Calibration(True, cal.bias, cal.weights, c))
-        if fig["precision"] is not None:
-            out.append((c, fig["coverage"], fig["precision"]))
-    return out
+def curve(rows: list[dict[str, Any]], cal: Calibration) -> list[tuple[float, float]]:
+    """(coverage, precision) at every confidence floor: the precision/coverage curve."""
+    points = m.verdict_curve(
+        [r["gold"] for r in rows], [probability_yes(r["features"], cal) for r in rows], CONFIDENCES
+    )
+    return [(c, p) for _, c, p in points if p is not None]
 
 
 def fit_model(fit_rows: list[dict[str, Any]], choose_rows: list[dict[str, Any]]) -> Calibration:
     bias, w = fit_logistic(_x(fit_rows), _y(fit_rows), l2=0.5)
-    cal = Calibration(True, bias, dict(zip(NAMES, w, strict=True)), 0.5)
+    weights = dict(zip(NAMES, w, strict=True))
     for c in CONFIDENCES:
-        trial = Calibration(True, bias, cal.weights, c)
-        fig = verdict_figures(choose_rows, trial)
+        fig = verdict_figures(choose_rows, Calibration(True, bias, weights, c))
         given = round((fig["coverage"] or 0) * fig["n"])
         if given >= MIN_VERDICTS and (fig["precision"] or 0) >= MIN_PRECISION:
-            return Calibration(True, bias, cal.weights, c, fig["precision"])
-    return Calibration(False, bias, cal.weights, 0.5)
+            return Calibration(True, bias, weights, c, fig["precision"])
+    return Calibration(False, bias, weights, 0.5)
 
 
 def fit_faq(rows: list[dict[str, Any]]) -> FaqMatch:
@@ -163,7 +163,9 @@ def fit_faq(rows: list[dict[str, Any]]) -> FaqMatch:
     wrong = [r["faq_similarity"] for r in fit if r["faq"] != r["gold"]]
     if not right:
         return FaqMatch()
-    floor = min(s for s in right if all(s > w for w in wrong)) if wrong else min(right)
+    floor = min((s for s in right if all(s > w for w in wrong)), default=None)
+    if floor is None:
+        return FaqMatch(measured="fit: no similarity separates right FAQ answers from wrong")
     return FaqMatch(round(floor - 1e-4, 4), f"fit: {len(right)} right, {len(wrong)} wrong")
 
 
@@ -175,32 +177,36 @@ def faq_figures(rows: list[dict[str, Any]], match: FaqMatch) -> dict[str, int]:
 def report(models: list[str]) -> tuple[dict[str, Any], dict[str, Calibration], FaqMatch]:
     out: dict[str, Any] = {"machine": machine(), "models": {}}
     cals: dict[str, Calibration] = {}
-    faq = FaqMatch()
-    for model in models:
-        rows = collect(model)
+    rows_by_model = {model: collect(model) for model in models}
+    for model, rows in rows_by_model.items():
         by = {s: [r for r in rows if r["split"] == s] for s in VERDICT_SPLITS}
         cal = fit_model(by["fit"], by["choose"])
-        seeds_fit = [r for r in by["fit"] if not r["id"].startswith("bb-")]
+        # the fit questions about the seed games only (not the fixture game)
+        other = {item.id for item, _ in questions("fit") if item.game == CORPORA["brass"].game}
+        seeds_fit = [r for r in by["fit"] if r["id"] not in other]
         cross_cal = fit_model(seeds_fit, by["choose"])
         rb, rw = fit_logistic(_x(by["cross"]), _y(by["cross"]), l2=0.5)
-        reverse = Calibration(True, rb, dict(zip(NAMES, rw, strict=True)), cal.confidence)
+        reverse = Calibration(True, rb, dict(zip(NAMES, rw, strict=True)), 0.5)
+        always = Calibration(True, cal.bias, cal.weights, 0.5)
         per_q = float(np.mean([r["seconds"] for r in rows])) if rows else 0.0
         out["models"][model] = {
             "enabled": cal.enabled,
             "confidence": cal.confidence,
             "weights": cal.weights,
             "splits": {s: verdict_figures(by[s], cal) for s in VERDICT_SPLITS},
-            "curves": {s: curve(by[s], cal) for s in VERDICT_SPLITS},
-            "seeds_to_other_game": verdict_figures(by["cross"], cross_cal),
+            "curves": {s: curve(by[s], always) for s in VERDICT_SPLITS},
+            "seeds_to_other_game": verdict_figures(by["cross"], replace(cross_cal, enabled=True)),
             "other_game_to_seeds": verdict_figures(by["test"], reverse),
             "scoring_s_per_question": round(per_q, 2),
         }
         cals[model] = cal
-        faq = fit_faq(rows)
-        out["faq"] = {
-            "min_similarity": faq.min_similarity,
-            **{s: faq_figures(by[s], faq) for s in VERDICT_SPLITS},
-        }
+    # The FAQ match does not depend on the model: fitted once, on any model's rows.
+    rows = next(iter(rows_by_model.values()), [])
+    faq = fit_faq(rows)
+    out["faq"] = {
+        "min_similarity": faq.min_similarity,
+        **{s: faq_figures([r for r in rows if r["split"] == s], faq) for s in VERDICT_SPLITS},
+    }
     return out, cals, faq
 
 
@@ -210,19 +216,19 @@ def _pct(v: float | None) -> str:
 
 def print_report(r: dict[str, Any]) -> None:
     print(f"Verdict calibration ({r['machine']})")
-    for model, m in r["models"].items():
-        state = f"enabled, floor {m['confidence']:.2f}" if m["enabled"] else "DISABLED"
-        print(f"\n{model}: {state}; scoring {m['scoring_s_per_question']} s/question")
+    for model, fig in r["models"].items():
+        state = f"enabled, floor {fig['confidence']:.2f}" if fig["enabled"] else "DISABLED"
+        print(f"\n{model}: {state}; scoring {fig['scoring_s_per_question']} s/question")
         print(
             f"  {'split':8s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
         )
-        for s, f in m["splits"].items():
+        for s, f in fig["splits"].items():
             print(
                 f"  {s:8s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
                 f"{_pct(f['wrong']):>7s} {_pct(f['balanced_if_always']):>15s}"
             )
         for name in ("seeds_to_other_game", "other_game_to_seeds"):
-            f = m[name]
+            f = fig[name]
             print(
                 f"  {name}: balanced if always {_pct(f['balanced_if_always'])}, coverage "
                 f"{_pct(f['coverage'])}, precision {_pct(f['precision'])}, wrong {_pct(f['wrong'])}"
@@ -234,30 +240,16 @@ def print_report(r: dict[str, Any]) -> None:
             print(f"  {s:8s} {faq[s]['right']} right of {faq[s]['given']} given")
 
 
-def write_chart(r: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(r["models"]), figsize=(5 * len(r["models"]), 4), squeeze=False)
-    for ax, (model, m) in zip(axes[0], r["models"].items(), strict=True):
-        for s in ("choose", "test", "cross"):
-            pts = m["curves"][s]
-            if pts:
-                ax.plot([p[1] for p in pts], [p[2] for p in pts], marker=".", label=s)
-        ax.axhline(MIN_PRECISION, color="grey", linestyle="--", linewidth=1)
-        ax.set(
-            title=model,
-            xlabel="coverage (share of yes/no questions given a verdict)",
-            ylabel="precision of the verdicts given",
-            xlim=(0, 1),
-            ylim=(0, 1.05),
-        )
-        ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
+def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
+    """One precision/coverage chart per model, a line per split (what always-answering
+    at each floor would give: the curve the operating point was picked from)."""
+    paths = []
+    for model, fig in r["models"].items():
+        path = folder / f"verdict-curve-{model}.png"
+        curves = {s: fig["curves"][s] for s in ("choose", "test", "cross")}
+        save_verdict_curves(curves, f"{model} verdicts", path, MIN_PRECISION)
+        paths.append(path)
+    return paths
 
 
 def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, Any]) -> None:
@@ -290,13 +282,13 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks calibrate", description=__doc__)
     ap.add_argument("--models", default="qwen2.5-0.5b")
     ap.add_argument("--write", action="store_true")
-    ap.add_argument("--chart", type=Path, default=Path("artifacts/verdict-curve.png"))
+    ap.add_argument("--charts", type=Path, default=Path("artifacts"), help="folder for the charts")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     r, cals, faq = report(args.models.split(","))
     print_report(r)
-    write_chart(r, args.chart)
-    print(f"\nprecision/coverage chart: {args.chart}")
+    charts = write_chart(r, args.charts)
+    print("\nprecision/coverage charts: " + ", ".join(map(str, charts)))
     if args.json:
         args.json.write_text(json.dumps(r, indent=1), encoding="utf-8")
     if args.write:

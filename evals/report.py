@@ -257,10 +257,35 @@ def _verdict_section(report: EvalReport) -> list[str]:
     return lines
 
 
-def _verdict_chart(report: EvalReport, path: Path) -> bool:
+def save_verdict_curves(
+    curves: dict[str, list[tuple[float, float]]], title: str, path: Path, target: float = 0.9
+) -> None:
+    """Precision against coverage, one line per name: the shape of a verdict's trade-off."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    fig = Figure(figsize=(5.0, 4.0))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for name, pts in curves.items():
+        if pts:
+            ax.plot([c for c, _ in pts], [p for _, p in pts], marker="o", label=name)
+    ax.axhline(target, color="grey", linestyle="--", linewidth=1)
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.05),
+        xlabel="coverage (yes/no questions given a verdict)",
+        ylabel="precision of the verdicts given",
+        title=title,
+    )
+    if len(curves) > 1:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=100)
+
+
+def _verdict_chart(report: EvalReport, path: Path) -> bool:
     yes_no = [r for r in report.results if r.expected_verdict in m.YES_NO]
     if not any(r.p_yes is not None for r in yes_no):
         return False
@@ -268,20 +293,7 @@ def _verdict_chart(report: EvalReport, path: Path) -> bool:
         [r.expected_verdict for r in yes_no], [r.p_yes for r in yes_no], CURVE_FLOORS
     )
     pts = [(c, p) for _, c, p in points if p is not None]
-    fig = Figure(figsize=(5.0, 4.0))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    ax.plot([c for c, _ in pts], [p for _, p in pts], marker="o")
-    ax.axhline(0.9, color="grey", linestyle="--", linewidth=1)
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1.05),
-        xlabel="coverage (yes/no questions given a verdict)",
-        ylabel="precision of the verdicts given",
-        title="model verdicts: precision vs coverage",
-    )
-    fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    save_verdict_curves({"model": pts}, "model verdicts: precision vs coverage", path)
     return True
 
 
