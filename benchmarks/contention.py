@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -54,31 +52,27 @@ def _env(overrides: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _start(batch: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _batch(batch: Path, env: dict[str, str]) -> float:
+    from benchmarks.perf import _checked, run_child
+
     args = [sys.executable, "-m", "ruleslawyer.cli", "ask", "--batch", str(batch), "--no-server"]
-    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return float(_checked(run_child(args, env), "ask --batch")["ms"]) / 1000
 
 
-def _timed(procs: list[subprocess.Popen[bytes]]) -> list[float]:
-    t0 = time.perf_counter()
-    done: dict[int, float] = {}
-    while len(done) < len(procs):
-        for i, p in enumerate(procs):
-            if i not in done and p.poll() is not None:
-                if p.returncode != 0:
-                    err = (p.stderr.read() if p.stderr else b"").decode(errors="replace")
-                    raise SystemExit(f"ask --batch failed: {err.strip()[-300:]}")
-                done[i] = time.perf_counter() - t0
-        time.sleep(0.05)
-    return [done[i] for i in range(len(procs))]
+def _timed(batch: Path, env: dict[str, str], copies: int) -> list[float]:
+    """Seconds each of ``copies`` simultaneous batch runs took."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(copies) as pool:
+        return list(pool.map(lambda _: _batch(batch, env), range(copies)))
 
 
 def measure(overrides: dict[str, str], batch: Path) -> dict[str, Any]:
     env = _env(overrides)
     # A warm-up run loads files into the page cache, so solo is not the cold one.
-    _timed([_start(batch, env)])
-    solo = _timed([_start(batch, env)])[0]
-    pair = _timed([_start(batch, env), _start(batch, env)])
+    _timed(batch, env, 1)
+    solo = _timed(batch, env, 1)[0]
+    pair = _timed(batch, env, 2)
     return {
         "solo_s": round(solo, 1),
         "concurrent_s": [round(t, 1) for t in pair],
@@ -87,6 +81,9 @@ def measure(overrides: dict[str, str], batch: Path) -> dict[str, Any]:
 
 
 def run(n: int, variants: list[str]) -> dict[str, Any]:
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"unknown variant(s) {unknown}; choose from {', '.join(VARIANTS)}")
     batch = _batch_file(n)
     return {
         "machine": machine(),

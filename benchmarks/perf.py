@@ -12,9 +12,15 @@ What it measures (the real models throughout: MiniLM and the default GGUF):
   number of tokens, with no retrieval, grammar or Python pipeline around it.
   ours/floor on those questions is our overhead (below 1.0 means the
   KV-cache reuse saves more than everything else costs).
-- cold: one-shot ``ruleslawyer ask`` from a fresh process (--runs times),
-  with the breakdown ``ask --timings`` reports; then ``ask`` answered by a
-  running ``ruleslawyer serve``.
+- one-shot ``ruleslawyer ask`` as a player runs it: the first with nothing
+  running (``ask`` starts the background server and waits for it), then
+  later ones (answered by it), each as a ratio to the warm answer of the
+  same question; and, for comparison, a cold ``ask --no-server`` answering
+  in its own process (the other way to a fast first answer, measured and
+  not picked).
+- contention: two ``ask --batch`` processes at once, each as a share of its
+  solo speed, with OpenMP threads spinning (llama.cpp's default) and as
+  shipped (``benchmarks/contention.py``).
 - ingest: a fresh process building the index from scratch for the seeds
   (1x) and for the seeds plus synthetic rules (10x, 100x); units/s from the
   command's wall time; unchanged re-ingest of the 100x corpus; a ~1 MB,
@@ -51,13 +57,14 @@ from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.service import RulesService
 
 QUESTION = "Can a battle-shocked unit start an action?"
-TARGETS = {  # figure path -> (comparison, target), from the performance brief
-    "answer.total.p50_ms": ("<=", 2500),
-    "answer.total.p95_ms": ("<=", 4000),
-    "answer.first_token.p50_ms": ("<=", 1500),
-    "floor.ratio": ("<=", 1.15),
-    "cold.ask_ms": ("<=", 8000),
-    "ingest.100x.units_per_s": (">=", 150),
+# figure path -> (comparison, target). Speed targets are ratios to a reference
+# measured in the same run on the same machine (the llama.cpp floor, the warm
+# answer, the solo run), so they hold on any CPU; the CPU is printed with them.
+TARGETS = {
+    "ratios.answer_vs_floor": ("<=", 1.15),
+    "ratios.first_oneshot_vs_warm": ("<=", 2.5),
+    "ratios.later_oneshot_vs_warm": ("<=", 1.2),
+    "ratios.contention_kept_min": (">=", 0.4),
     "ingest.reingest_ms": ("<=", 2000),
     "ingest.markdown_1mb.total_ms": ("<=", 60000),
     "retrieval.100x.p95_ms": ("<=", 50),
@@ -83,8 +90,8 @@ class Recorder(LLM):
         yield from self.inner.stream(messages, **kw)
         self.calls.append({"kind": "chat", "messages": list(messages), **self.inner.last_timings})
 
-    def load(self) -> None:
-        self.inner.load()
+    def load(self, scoring: bool = True) -> None:
+        self.inner.load(scoring)
 
     def check(self) -> None:
         self.inner.check()
@@ -261,6 +268,53 @@ def _checked(result: dict[str, Any], what: str) -> dict[str, Any]:
     return result
 
 
+ONE_SHOT = [
+    QUESTION,
+    "Can my warcaster cast a spell before it runs?",
+    "Does a unit with the Fly ability ignore terrain when it moves in AoS?",
+    "Can I shoot with a unit that fell back this turn?",
+]
+FILLER = "What does Redeploy do in AoS?"
+
+
+def warm_times(service: RulesService) -> dict[str, float]:
+    """Each one-shot question answered warm (models loaded), after a different
+    question, so its prompt is not already in the KV cache: the reference."""
+    out = {}
+    for q in ONE_SHOT:
+        service.ask(FILLER)
+        out[q] = round(timed_ask(service, q)[1], 0)
+    return out
+
+
+def one_shot(data_dir: Path, warm: dict[str, float]) -> dict[str, Any]:
+    """What a player typing ``ruleslawyer ask`` gets: the first time (nothing running,
+    so ``ask`` starts the background server and waits for it), then later questions
+    (answered by it), each as a ratio to the same question answered warm."""
+    from ruleslawyer.server import stop_server
+
+    stop_server(data_dir)
+    env = _env(data_dir) | {"RULESLAWYER_AUTO_SERVE": "1"}
+    try:
+        first = _checked(
+            run_child([*_cli(), "ask", ONE_SHOT[0], "--json", "--timings"], env), "ask"
+        )
+        later = {
+            q: _checked(run_child([*_cli(), "ask", q, "--json"], env), "ask")["ms"]
+            for q in ONE_SHOT[1:]
+        }
+    finally:
+        stop_server(data_dir)
+    return {
+        "first_ms": round(first["ms"], 0),
+        "first_breakdown_ms": json.loads(first["out"])["startup_ms"],
+        "first_vs_warm": round(first["ms"] / warm[ONE_SHOT[0]], 2),
+        "later_ms": round(median(later.values()), 0),
+        "later_vs_warm": round(median(later[q] / warm[q] for q in later), 2),
+        "warm_ms": warm,
+    }
+
+
 def cold_start(data_dir: Path, runs: int) -> dict[str, Any]:
     walls, rss, steps = [], [], []
     for _ in range(runs):
@@ -280,33 +334,6 @@ def cold_start(data_dir: Path, runs: int) -> dict[str, Any]:
         "breakdown_ms": {k: round(median(s[k] for s in steps), 0) for k in keys},
         "rss_mb": round(max(rss), 0),
     }
-
-
-def served_ask(data_dir: Path, runs: int) -> dict[str, Any]:
-    """``ask`` from a fresh process, answered by a running ``serve``."""
-    from ruleslawyer.server import find_server
-
-    server = subprocess.Popen(
-        [*_cli(), "serve", "--port", "0"],
-        env=_env(data_dir),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        t0 = time.perf_counter()
-        while find_server(data_dir) is None:
-            if server.poll() is not None or time.perf_counter() - t0 > 180:
-                err = server.stderr.read().decode() if server.stderr else ""
-                raise SystemExit(f"ruleslawyer serve did not start: {err.strip()[-400:]}")
-            time.sleep(0.2)
-        startup = (time.perf_counter() - t0) * 1000
-        walls = []
-        for _ in range(runs):
-            r = _checked(run_child([*_cli(), "ask", QUESTION, "--json"], _env(data_dir)), "ask")
-            walls.append(r["ms"])
-    finally:
-        _stop(server)
-    return {"runs": runs, "serve_startup_ms": round(startup, 0), "ask_ms": round(median(walls), 0)}
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -486,7 +513,7 @@ def print_report(r: dict[str, Any], previous: dict[str, Any] | None) -> None:
     flat = flatten({k: v for k, v in r.items() if k not in ("machine", "date")})
     before = flatten(previous) if previous else {}
     marks = verdicts(r)
-    print(f"Performance ({r['machine']})")
+    print(f"Performance ({r['machine']}); targets on ratios hold on any CPU")
     print(f"  {'figure':40s} {'value':>10s}  {'previous':>10s}  target")
     for key, value in flat.items():
         prev = f"{before[key]:10.1f}" if key in before else " " * 10
@@ -494,28 +521,40 @@ def print_report(r: dict[str, Any], previous: dict[str, Any] | None) -> None:
 
 
 def run(runs: int = 3) -> dict[str, Any]:
+    from benchmarks import contention
+
     started = time.perf_counter()
     answer, per_question, service = answer_latency(DEV)
+    warm = warm_times(service)
     llm = service.llm().inner
     floor = llama_floor(llm.path, llm.n_threads, llm.n_ctx, per_question[::4])
     service.close()
     data_dir = service.settings.data_dir
+    shots = one_shot(data_dir, warm)
     cold = cold_start(data_dir, runs)
-    served = served_ask(data_dir, runs)
+    shared = contention.run(6, ["spin (OpenMP default)", "shipped"])
     ingest, retrieval, _ = ingest_and_retrieval(service, runs)
     ui = ui_memory(data_dir, [q.question for q in items(DEV)][:5])
     result = {
         "machine": machine(),
         "answer": answer,
         "floor": floor,
-        "cold": cold,
-        "served": served,
+        "one_shot": shots,
+        "cold_in_process": cold,
+        "contention": shared,
         "ingest": ingest,
         "retrieval": retrieval,
         "memory": {
             "ask_mb": cold["rss_mb"],
             "ui_mb": ui["rss_mb"],
             "ingest_100x_mb": ingest["100x"]["rss_mb"],
+        },
+        "ratios": {
+            "answer_vs_floor": floor["ratio"],
+            "first_oneshot_vs_warm": shots["first_vs_warm"],
+            "later_oneshot_vs_warm": shots["later_vs_warm"],
+            "in_process_cold_vs_warm": round(cold["ask_ms"] / warm[QUESTION], 2),
+            "contention_kept_min": min(shared["variants"]["shipped"]["kept"]),
         },
     }
     result["benchmark_s"] = round(time.perf_counter() - started, 0)

@@ -44,6 +44,25 @@ class Embedder(ABC):
     name: str
     dim: int
 
+    def _in_batches(
+        self,
+        texts: Sequence[str],
+        batch_size: int,
+        encode: Callable[[list[str]], np.ndarray],
+        progress: Callable[[int], None] | None,
+    ) -> np.ndarray:
+        """``encode`` over batches of similar length: a batch is padded to its
+        longest text, and rule chunks run from a dozen words to the 256-token
+        cap, so batching in corpus order spends much of the time on padding."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            out[rows] = encode([texts[i] for i in rows])
+            if progress:
+                progress(len(rows))
+        return out
+
     @abstractmethod
     def embed(
         self,
@@ -132,25 +151,20 @@ class MiniLMEmbedder(Embedder):
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
         model = self._load()
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # Batches of similar length: a batch is padded to its longest text, and
-        # rule chunks run from a dozen words to the 256-token cap, so batching
-        # in corpus order spends much of the time on padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with self._lock:  # the torch model is not re-entrant across threads
-            for start in range(0, len(order), batch_size):
-                rows = order[start : start + batch_size]
-                vecs = model.encode(
-                    [texts[i] for i in rows],
+
+        def encode(batch: list[str]) -> np.ndarray:
+            return np.asarray(
+                model.encode(
+                    batch,
                     batch_size=batch_size,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                out[rows] = vecs
-                if progress:
-                    progress(len(rows))
-        return out
+            )
+
+        with self._lock:  # the torch model is not re-entrant across threads
+            return self._in_batches(texts, batch_size, encode, progress)
 
 
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
@@ -209,11 +223,9 @@ class OnnxMiniLMEmbedder(Embedder):
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
         session, tokenizer = self._load()
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # see MiniLMEmbedder
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            encoded = tokenizer.encode_batch([texts[i] for i in rows])
+
+        def encode(batch: list[str]) -> np.ndarray:
+            encoded = tokenizer.encode_batch(batch)
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
             types = np.array([e.type_ids for e in encoded], dtype=np.int64)
@@ -222,10 +234,10 @@ class OnnxMiniLMEmbedder(Embedder):
             )[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(1) / np.clip(weights.sum(1), 1e-9, None)
-            out[rows] = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-            if progress:
-                progress(len(rows))
-        return out
+            norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            return np.asarray(pooled / norms, dtype=np.float32)
+
+        return self._in_batches(texts, batch_size, encode, progress)
 
 
 def export_onnx(folder: Path, n_threads: int | None = None) -> Path:

@@ -356,7 +356,7 @@ def ungrounded(text: str, support: str) -> str:
 
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source: str = "") -> str:
     """The answer text: a lead that says how sure it is, the explanation, the quote."""
-    lead = verdict_words(verdict, source)
+    lead = verdict_words(verdict, source) if verdict in ("yes", "no", "quote") else ""
     parts = [f"{lead}." if verdict in ("yes", "no") else f"{lead}:"] if lead else []
     if explanation:
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")

@@ -505,11 +505,7 @@ def print_answer(answer: dict[str, Any]) -> None:
     """Print ``Answer.to_dict()`` for a player (the same from a server or in-process)."""
     from ruleslawyer.records import verdict_words
 
-    verdict = answer["verdict"]
-    badge = verdict_words(verdict, answer.get("verdict_source", "")) or {
-        "answer": "ANSWER",
-        "not_found": "NOT IN THESE RULES",
-    }.get(verdict, verdict)
+    badge = verdict_words(answer["verdict"], answer.get("verdict_source", ""))
     scope = answer["game"] or "all games"
     click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
@@ -610,13 +606,14 @@ def eval_cmd(
 def _corpus_texts(service: Any) -> dict[str, str]:
     """Text of every loaded rulebook by game, for checking seed_quote fields: the
     indexed rule text (any format), plus the raw text of plain-text books."""
+    from ruleslawyer.ingest import formats
     from ruleslawyer.ingest.reader import read_rulebook
 
     texts: dict[str, list[str]] = {}
     for unit in service.units():
         texts.setdefault(unit.game, []).append(unit.text)
     for book in service.rulebooks():
-        if book.path.suffix.lower() not in (".txt", ".text"):
+        if book.path.suffix.lower() not in formats.by_name("text").extensions:
             continue
         try:
             texts.setdefault(book.game, []).append(

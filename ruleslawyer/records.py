@@ -19,11 +19,16 @@ VERDICTS: tuple[Verdict, ...] = ("yes", "no", "quote", "answer", "not_found")
 
 
 def verdict_words(verdict: str, source: str = "") -> str:
-    """How a verdict is said: the rulebook's own answer plainly ("Yes"), a model's as a
-    likelihood ("Likely yes"), a withheld one as the quote ("The rule says")."""
+    """How a verdict is said (the badge): the rulebook's own answer plainly ("Yes"),
+    a model's as a likelihood ("Likely yes"), a withheld one as the quote ("The rule
+    says"), an open question's "Answer", and "Not in these rules"."""
     if verdict in ("yes", "no"):
         return verdict.capitalize() if source == "faq" else f"Likely {verdict}"
-    return {"quote": "The rule says"}.get(verdict, "")
+    return {
+        "quote": "The rule says",
+        "answer": "Answer",
+        "not_found": "Not in these rules",
+    }.get(verdict, "Answer")
 
 
 @dataclass(frozen=True)

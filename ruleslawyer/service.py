@@ -400,10 +400,13 @@ class RulesService:
         self.embedder().embed(["warm up"])
         took["embedder"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
+        self.retriever()  # BM25 and name indexes, built on first use
+        took["retriever"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
         llm = self.llm()
         if llm is not None:
             llm.check()
-            llm.load()
+            llm.load(scoring=self.answerer().calibration.enabled)
         took["model"] = (time.perf_counter() - t) * 1000
         return took
 

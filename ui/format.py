@@ -39,13 +39,7 @@ def _defang(escaped: str) -> str:
     return _HANDLER.sub(lambda m: f"{m.group(1)}{m.group(2)}&#61;", escaped)
 
 
-VERDICT_LABELS: dict[str, str] = {
-    "yes": "Yes",
-    "no": "No",
-    "quote": "The rule says",
-    "not_found": "Not in these rules",
-    "answer": "Answer",
-}
+VERDICTS = ("yes", "no", "quote", "answer", "not_found")  # each has a badge style
 
 # How the Sources table names a rulebook's format (any other is shown as it is).
 FORMAT_LABELS: dict[str, str] = {
@@ -86,11 +80,11 @@ def badge_text(verdict: str, source: str = "") -> str:
     """The badge's words: the book's own yes/no plainly, a model's as "Likely yes"."""
     from ruleslawyer.records import verdict_words
 
-    return verdict_words(verdict, source) or VERDICT_LABELS.get(verdict, "Answer")
+    return verdict_words(verdict, source)
 
 
 def badge_html(verdict: str, source: str = "") -> str:
-    v = verdict if verdict in VERDICT_LABELS else "answer"
+    v = verdict if verdict in VERDICTS else "answer"
     # A model's "likely" verdict never wears the solid green/red of a certain one.
     css = f"{v}-likely" if v in ("yes", "no") and source != "faq" else v
     return f'<span class="rl-badge rl-badge-{css}">{esc(badge_text(v, source))}</span>'

@@ -71,8 +71,11 @@ class LLM(ABC):
         """Tokens ``text`` costs; backends without a tokenizer estimate."""
         return max(1, len(text) // 4)
 
-    def load(self) -> None:  # noqa: B027 - optional hook
-        """Load the model now rather than on first use; remote backends have nothing to load."""
+    def load(self, scoring: bool = True) -> None:  # noqa: B027 - optional hook
+        """Load the model now rather than on first use; remote backends have nothing to load.
+
+        ``scoring=False``: no log-probabilities will be asked for (verdicts off).
+        """
 
     def check(self) -> None:  # noqa: B027 - optional hook
         """Fail fast with ``ModelError`` when the backend cannot be used (server down)."""
