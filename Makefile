@@ -58,6 +58,7 @@ test-fast: setup
 eval-gate: index
 	$(BIN)/ruleslawyer eval --no-llm --out artifacts/eval-no-llm --check no_llm
 	$(BIN)/ruleslawyer eval --out artifacts/eval-default --check default_model
+	$(BIN)/ruleslawyer eval --dataset evals/datasets/test.jsonl --out artifacts/eval-test --check test_default_model
 
 lint: setup
 	$(BIN)/ruff check .
