@@ -40,7 +40,7 @@ class Corpus:
     paths: tuple[Path, ...]
 
     def available(self) -> bool:
-        return all(p.exists() for p in self.paths)
+        return bool(self.paths) and all(p.exists() for p in self.paths)
 
 
 FIXTURE = PROJECT_ROOT / "tests" / "fixtures" / "rulebooks" / "markdown"
@@ -50,19 +50,7 @@ CORPORA: dict[str, Corpus] = {
         "skirmishers", "Skirmishers", (SHARED / "skirmishers" / "skirmishers.pdf",)
     ),
     "skirmishers-html": Corpus(
-        "skirmishers",
-        "Skirmishers",
-        tuple(
-            SHARED / "skirmishers" / f"{n}.html"
-            for n in (
-                "introduction",
-                "system",
-                "infantry",
-                "advanced-combat",
-                "advanced-mobility",
-                "power-armor",
-            )
-        ),
+        "skirmishers", "Skirmishers", tuple(sorted((SHARED / "skirmishers").glob("*.html")))
     ),
 }
 
@@ -84,11 +72,8 @@ def service(corpus: str, **settings: Any) -> RulesService:
         raise SystemExit(f"corpus {corpus!r} is not on this machine ({missing})")
     data = PROJECT_ROOT / ".ruleslawyer" / "bench" / corpus
     svc = RulesService(settings_for(data, **settings))
-    library = data / "rulebooks" / "manifest.toml"
-    if not library.exists():
-        svc.ingest(list(spec.paths), game=spec.game, game_name=spec.name)
-    else:
-        svc.ingest()
+    # Cheap when nothing changed (vectors are reused by chunk hash); picks up edits.
+    svc.ingest(list(spec.paths), game=spec.game, game_name=spec.name)
     return svc
 
 

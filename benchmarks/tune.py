@@ -15,7 +15,7 @@ question; each setting is then scored offline:
    probability that keeps false abstentions on *choose* at most 5%.
 
 The split definitions are in ``benchmarks/splits.py``; test and cross
-questions are never looked at here (``python -m benchmarks splits``
+questions are never looked at here (``python -m benchmarks report``
 reports them). ``--write`` stores the result in ``retrieval/tuning.toml``.
 """
 
@@ -33,6 +33,7 @@ from benchmarks.splits import questions, service
 from ruleslawyer.retrieval.hybrid import RELEVANCE_FEATURES, TUNING_FILE, Signals, Tuning
 
 GAME_GRID = {
+    "game_lexical": [0.5, 1.0],
     "game_named": [0.0, 1.0, 2.0, 3.0],
     "game_dense": [0.0, 5.0, 10.0, 20.0, 40.0],
     "game_bm25": [0.0, 1.0, 2.0, 4.0, 8.0],
@@ -78,16 +79,8 @@ def fused(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> list[tuple[Any, An
 
 
 def features(rows: list[tuple[Any, Any, Signals]], t: Tuning) -> tuple[list[Any], list[int]]:
-    x, y = [], []
-    for item, r, sig in rows:
-        res = r.fuse(sig, k=5, refs=False, tuning=t)
-        game = res.game
-        mask = r.games == game if game else r.games == r.games
-        top = [r.units.index(h.unit) for h in res.hits]
-        exact = [m for m in sig.exact if mask[m.position]]
-        x.append(r.relevance_features(sig, mask, top, exact, unsure=game is None))
-        y.append(0 if item.unanswerable else 1)
-    return x, y
+    x = [r.relevance_inputs(sig, t) for _, r, sig in rows]
+    return x, [0 if item.unanswerable else 1 for item, _, _ in rows]
 
 
 def abstention(results: list[tuple[Any, Any]]) -> dict[str, float]:
@@ -108,7 +101,7 @@ def tune() -> tuple[Tuning, dict[str, Any]]:
 
     best: tuple[int, Tuning] | None = None
     for values in itertools.product(*GAME_GRID.values()):
-        cand = replace(t, game_lexical=1.0, **dict(zip(GAME_GRID, values, strict=True)))
+        cand = replace(t, **dict(zip(GAME_GRID, values, strict=True)))
         g = game_figures(fit_rows, cand)
         score = g["right"] - WRONG_GAME_COST * g["wrong"]
         if best is None or score > best[0]:

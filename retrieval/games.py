@@ -6,7 +6,8 @@ Evidence, strongest first:
    manifests ("in skirmishers", "in AoS", "40k");
 2. jargon only one game uses, where its manifest lists some (``cues``:
    hand-written regexes, shipped only for the seed games; an extra, since
-   they also work for rules not yet ingested);
+   they also work for rules not yet ingested); a cue that another loaded
+   game's rules also use is dropped at load;
 3. words distinctive of one game's loaded rules, learned at index load: a
    word counts when nearly all the rule units that use it are one game's.
    (Rule names that only one game has are a fourth, stronger vote, cast by
@@ -46,11 +47,16 @@ class GameDetector:
             pattern = "|".join(p for p in dict.fromkeys(_phrase(n) for n in names) if p)
             if pattern:
                 self.cues.append((re.compile(pattern, re.I), info.slug, NAMED_WEIGHT))
+            others = [u.search_text or u.text for u in units if u.game != info.slug]
             for cue in info.cues:
                 try:
-                    self.cues.append((re.compile(rf"\b(?:{cue})\b", re.I), info.slug, CUE_WEIGHT))
+                    rx = re.compile(rf"\b(?:{cue})\b", re.I)
                 except re.error:
                     continue  # a bad cue in a user's manifest must not break search
+                # Jargon is only a cue while no other loaded game's rules use it:
+                # "activation" says Warmachine until a game that activates is loaded.
+                if not any(rx.search(text) for text in others):
+                    self.cues.append((rx, info.slug, CUE_WEIGHT))
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         for u in units:
             counts[u.game].update(set(tokenize(u.title + " " + u.search_text)))

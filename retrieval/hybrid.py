@@ -115,6 +115,16 @@ class Signals:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Ranked:
+    game: str | None
+    mask: np.ndarray
+    exact: list[ExactMatch]
+    fused: np.ndarray
+    why: dict[int, list[str]]
+    top: list[int]
+
+
 class HybridRetriever:
     def __init__(
         self, index: StoredIndex, embedder: Embedder, tuning: Tuning | None = None
@@ -264,6 +274,47 @@ class HybridRetriever:
         self, sig: Signals, *, k: int = 5, refs: bool = True, tuning: Tuning | None = None
     ) -> SearchResult:
         t = tuning or self.tuning
+        ranked = self._rank(sig, t, k)
+        best = max((float(ranked.fused[i]) for i in ranked.top), default=1.0)
+        hits = [
+            Hit(
+                self.units[i],
+                float(ranked.fused[i]) / best if best else 0.0,
+                tuple(ranked.why.get(i, ())),
+            )
+            for i in ranked.top
+        ]
+        if refs:
+            hits = self._with_refs(hits, ranked.game)
+        if any(m.number or m.whole for m in ranked.exact):
+            relevance = 1.0  # a lookup of a rule that exists
+        else:
+            x = self.relevance_features(
+                sig, ranked.mask, ranked.top, ranked.exact, unsure=ranked.game is None
+            )
+            z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
+            relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return SearchResult(
+            query=sig.query,
+            game=ranked.game,
+            game_detected=sig.given_game is None and ranked.game is not None,
+            hits=tuple(hits),
+            relevant=bool(hits) and relevance >= t.floor,
+            relevance=relevance,
+            warnings=tuple(sig.warnings),
+        )
+
+    def relevance_inputs(self, sig: Signals, tuning: Tuning | None = None) -> tuple[float, ...]:
+        """The relevance model's inputs for one query, as ``fuse`` computes them (the
+        tuner fits the model on these)."""
+        t = tuning or self.tuning
+        ranked = self._rank(sig, t, 5)
+        return self.relevance_features(
+            sig, ranked.mask, ranked.top, ranked.exact, unsure=ranked.game is None
+        )
+
+    def _rank(self, sig: Signals, t: Tuning, k: int) -> _Ranked:
+        """The game in scope and the fused ranking of its units (weighted RRF)."""
         game = sig.given_game or self.choose_game(sig, t)
         mask = self.games == game if game else np.ones(len(self.units), dtype=bool)
         exact = [m for m in sig.exact if mask[m.position]]
@@ -274,7 +325,7 @@ class HybridRetriever:
                 continue
             cand = np.flatnonzero(mask & (scores > 0)) if name == "bm25" else np.flatnonzero(mask)
             order = cand[np.argsort(-scores[cand], kind="stable")[:50]].tolist()
-            for rank, i in enumerate(order[:50]):
+            for rank, i in enumerate(order):
                 fused[i] += weight / (t.rrf_k + rank + 1)
                 if rank < 10:
                     why.setdefault(i, []).append(name)
@@ -286,32 +337,10 @@ class HybridRetriever:
             # always first. Pinning rules named inside a question is tuned.
             if m.number or m.whole or (m.strong and t.pin_names):
                 pinned.append(m.position)
-
         idx = np.flatnonzero(mask & (fused > 0))
         top_idx = idx[np.argsort(-fused[idx], kind="stable")[: k + len(pinned)]]
         top = (pinned + [int(i) for i in top_idx if int(i) not in pinned])[:k]
-        best = max((float(fused[i]) for i in top), default=1.0)
-        hits = [
-            Hit(self.units[i], float(fused[i]) / best if best else 0.0, tuple(why.get(i, ())))
-            for i in top
-        ]
-        if refs:
-            hits = self._with_refs(hits, game)
-        if any(m.number or m.whole for m in exact):
-            relevance = 1.0  # a lookup of a rule that exists
-        else:
-            x = self.relevance_features(sig, mask, top, exact, unsure=game is None)
-            z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
-            relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        return SearchResult(
-            query=sig.query,
-            game=game,
-            game_detected=sig.given_game is None and game is not None,
-            hits=tuple(hits),
-            relevant=bool(hits) and relevance >= t.floor,
-            relevance=relevance,
-            warnings=tuple(sig.warnings),
-        )
+        return _Ranked(game, mask, exact, fused, why, top)
 
     def relevance_features(
         self,

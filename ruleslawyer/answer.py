@@ -206,7 +206,7 @@ class Answerer:
     def _faq_verdict(self, question: str, primary: Evidence) -> Verdict | None:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
         found = faq_answer(primary.quote)
-        if found is None:
+        if found is None or self.faq_match.min_similarity > 1.0:  # off: skip the embedding
             return None
         asked, answer = found
         vectors = self.picker.embedder.embed([question, asked])
