@@ -39,3 +39,14 @@ def test_a_page_without_headings_becomes_plain_sections_with_a_warning() -> None
     result = parse_file("flat.html", (page + "</main></body></html>").encode(), game="club")
     assert {u.kind for u in result.units} == {"section"} and len(result.units) > 1
     assert any("no headings found" in w for w in result.warnings)
+
+
+def test_a_hostile_page_is_a_one_line_error_naming_the_file() -> None:
+    """Nesting deep enough to break the reader's recursion is a bad file, not a crash."""
+    import pytest
+
+    from ruleslawyer.errors import RulebookError
+
+    page = "<html><body><main>" + "<div>" * 3000 + "<p>text</p>" + "</div>" * 3000
+    with pytest.raises(RulebookError, match=r"^deep\.html: "):
+        parse_file("deep.html", page.encode(), game="club")

@@ -321,3 +321,22 @@ def test_installed_command_has_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in show.stderr
     assert show.stderr.strip().splitlines() == [show.stderr.strip()]
     assert show.stderr.startswith("Error: no rule 99.99")
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ('[games.ba]\naliases = "ba"\n', "games.ba.aliases"),
+        ('[games.ba]\ncues = "pin"\n', "games.ba.cues"),
+        ('[games.ba]\naliases = ["b"]\n', "games.ba.aliases"),
+        ('[[rulebook]]\nfile = "x.txt"\ngame = "ba"\ntitles = "x"\n', "titles"),
+    ],
+)
+def test_manifest_values_of_the_wrong_kind_are_one_line_errors(
+    tmp_path: Path, body: str, named: str
+) -> None:
+    """A string where a list belongs would otherwise be read letter by letter."""
+    (tmp_path / "manifest.toml").write_text(body, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_manifest(tmp_path, "library")
+    assert named in str(err.value) and "manifest.toml" in str(err.value)
