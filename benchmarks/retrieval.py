@@ -39,20 +39,16 @@ def recall_table(service: RulesService, dataset: Path) -> dict[str, Any]:
         rows: dict[str, Any] = {}
         for name, weights in [*SINGLE.items(), ("fused", {})]:
             tuning = replace(retriever.tuning, **weights)
-            results = [
-                (q, retriever.fuse(s, k=5, tuning=tuning).hits)
-                for q, s in zip(qs, sigs, strict=True)
-            ]
+            fused = [retriever.fuse(s, k=5, tuning=tuning) for s in sigs]
+            results = [(q, r.hits) for q, r in zip(qs, fused, strict=True)]
             rows[name] = retrieval_scores(results)
             if name == "fused":
                 rows[name]["misses"] = misses(results)
-                wrong_game = sum(
-                    1
-                    for q, s in zip(qs, sigs, strict=True)
-                    if s.game is not None and s.game != q.game
+                games = [(q.game, r.game) for q, r in zip(qs, fused, strict=True)]
+                rows[name]["wrong_game_detected"] = sum(
+                    1 for want, got in games if got is not None and got != want
                 )
-                rows[name]["wrong_game_detected"] = wrong_game
-                rows[name]["game_detected"] = sum(1 for s in sigs if s.game is not None)
+                rows[name]["game_detected"] = sum(1 for _, got in games if got is not None)
         out[mode] = rows
     return out
 
