@@ -42,11 +42,13 @@ def _phrase(text: str) -> str:
 class GameDetector:
     def __init__(self, units: Sequence[RuleUnit], games: Iterable[GameInfo] = ()) -> None:
         self.cues: list[tuple[re.Pattern[str], str, float]] = []
+        self.names: list[re.Pattern[str]] = []
         for info in games:
             names = [n for n in (info.slug, info.name, *info.aliases) if n]
             pattern = "|".join(p for p in dict.fromkeys(_phrase(n) for n in names) if p)
             if pattern:
-                self.cues.append((re.compile(pattern, re.I), info.slug, NAMED_WEIGHT))
+                self.names.append(re.compile(pattern, re.I))
+                self.cues.append((self.names[-1], info.slug, NAMED_WEIGHT))
             others = [u.search_text or u.text for u in units if u.game != info.slug]
             for cue in info.cues:
                 try:
@@ -72,6 +74,13 @@ class GameDetector:
             game, k = max(((g, counts[g][word]) for g in counts), key=lambda x: x[1])
             if k / n >= 0.9:
                 self.distinctive[word] = (game, min(1.0, 0.35 * math.log2(1 + k)))
+
+    def without_names(self, question: str) -> str:
+        """The question minus the games it names: "in Age of Sigmar" picks the game
+        and says nothing about which rule answers."""
+        for rx in self.names:
+            question = rx.sub(" ", question)
+        return question
 
     def scores(self, question: str) -> dict[str, float]:
         score: dict[str, float] = defaultdict(float)

@@ -375,7 +375,7 @@ class HybridRetriever:
             math.log1p(b_own),
             d_own - d_other,
             math.log1p(b_own) - math.log1p(b_other),
-            self.coverage(sig.query, top[:5]),
+            self.coverage(self.detector.without_names(sig.query), top[:5]),
             1.0 if any(m.strong for m in exact) else 0.0,
             1.0 if unsure else 0.0,
         )
