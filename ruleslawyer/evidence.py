@@ -31,6 +31,8 @@ _BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=:)\s+(?=[A-Z\u25aa\u2022])|\n+|\s*[\u
 MAX_HEADER_GAP = 420
 # A rule this short is quoted whole: its sentences only make sense together.
 WHOLE_UNIT_CHARS = 400
+# What is left of an overlapping second quote is dropped below this.
+MIN_QUOTE_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -126,8 +128,45 @@ class EvidencePicker:
             if len(lst) < per_unit:
                 lst.append(ev)
         order = [h.unit.key for h in hits[:units]]
-        out = [with_list_header(ev) for key in order for ev in best.get(key, [])]
+        out: list[Evidence] = []
+        for key in order:
+            kept: list[Evidence] = []
+            for ev in best.get(key, []):
+                rest = without_overlap(with_list_header(ev), kept)
+                if rest is not None:
+                    kept.append(rest)
+            out.extend(kept)
         return out
+
+
+def without_overlap(ev: Evidence, kept: Sequence[Evidence]) -> Evidence | None:
+    """The part of ``ev`` no quote already ``kept`` from its rule shows.
+
+    Two items of one list both widen back to the list's header; shown as they
+    are, the player reads the header and the first item twice. The longest
+    uncovered piece is kept (still a verbatim span), or nothing when what is
+    left is too short to say anything.
+    """
+    pieces = [(ev.start, ev.end)]
+    for k in kept:
+        pieces = [
+            part
+            for s, e in pieces
+            for part in ((s, min(e, k.start)), (max(s, k.end), e))
+            if part[1] > part[0]
+        ]
+    if pieces == [(ev.start, ev.end)]:
+        return ev
+    text = ev.unit.text
+    trimmed = []
+    for s, e in pieces:
+        while s < e and text[s] in " \t\n:;,.":
+            s += 1
+        trimmed.append((s, e))
+    best = max(trimmed, key=lambda p: p[1] - p[0], default=None)
+    if best is None or len(text[best[0] : best[1]].split()) < MIN_QUOTE_WORDS:
+        return None
+    return Evidence(ev.unit, best[0], best[1], ev.score)
 
 
 def with_list_header(ev: Evidence) -> Evidence:

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from ruleslawyer.answer import AnswerStream, answer_schema, verify_explanation
-from ruleslawyer.evidence import sentence_spans
+from ruleslawyer.evidence import Evidence, sentence_spans, without_overlap
 from ruleslawyer.llm.fake import FakeLLM
+from ruleslawyer.records import RuleUnit
 from ruleslawyer.verdict import Calibration, decide, is_yes_no
 
 
@@ -36,6 +37,33 @@ def test_list_item_is_quoted_with_its_header(seeded_service) -> None:
     assert "unless one or more of the following apply" in quote and quote.endswith(
         "battle-shocked."
     )
+
+
+def test_quotes_of_one_rule_never_repeat_each_other(seeded_service) -> None:
+    answer = seeded_service.ask("Can a battle-shocked unit start an action?", evidence_only=True)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for c in answer.citations:
+        start = c.unit.text.index(c.quote)
+        end = start + len(c.quote)
+        for s, e in spans.get(c.unit.rule_id, []):
+            assert end <= s or start >= e, f"{c.quote!r} repeats another quote of its rule"
+        spans.setdefault(c.unit.rule_id, []).append((start, end))
+
+
+def test_second_list_item_keeps_only_what_the_first_quote_lacks() -> None:
+    text = (
+        "A unit can act unless one of the following apply: It is not on the battlefield. "
+        "It is battle-shocked. It has an OC of 0. It made an advance move this turn."
+    )
+    unit = RuleUnit(rule_id="1.1", game="40k", title="Acting", text=text)
+    header = text.index("A unit")
+    first = Evidence(unit, header, text.index(" It has"), 0.9)
+    second = Evidence(unit, header, len(text), 0.8)
+    rest = without_overlap(second, [first])
+    assert rest is not None
+    assert rest.quote == "It has an OC of 0. It made an advance move this turn."
+    assert without_overlap(first, [second]) is None  # wholly shown already
+    assert without_overlap(first, []) is first
 
 
 def test_evidence_only_gives_no_verdict(seeded_service) -> None:
