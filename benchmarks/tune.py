@@ -121,8 +121,15 @@ def tune() -> tuple[Tuning, dict[str, Any]]:
 
     x, y = features(fit_rows, t)
     bias, weights = fit_logistic(x, y)
+    # The background a single-game index lacks: the other games' best match,
+    # recovered from the contrasts (own minus other), averaged over fit.
+    names = list(RELEVANCE_FEATURES)
+    d, b = names.index("dense"), names.index("log_bm25")
+    dc, bc = names.index("dense_contrast"), names.index("bm25_contrast")
     t = replace(
         t,
+        bg_dense=sum(row[d] - row[dc] for row in x) / len(x),
+        bg_log_bm25=sum(row[b] - row[bc] for row in x) / len(x),
         rel_bias=bias,
         **{f"rel_{n}": w for n, w in zip(RELEVANCE_FEATURES, weights, strict=True)},
     )

@@ -87,6 +87,12 @@ class Tuning:
     rel_named: float = 0.0
     rel_game_unsure: float = 0.0
     floor: float = 0.0
+    # The other games' best match an average question gets (means on the fit
+    # split). With a single game loaded there is no background to contrast
+    # with, and a contrast of "everything" would make every question look
+    # covered; these stand in for it.
+    bg_dense: float = 0.0
+    bg_log_bm25: float = 0.0
 
     @property
     def relevance_weights(self) -> tuple[float, ...]:
@@ -290,7 +296,12 @@ class HybridRetriever:
             relevance = 1.0  # a lookup of a rule that exists
         else:
             x = self.relevance_features(
-                sig, ranked.mask, ranked.top, ranked.exact, unsure=ranked.game is None
+                sig,
+                ranked.mask,
+                ranked.top,
+                ranked.exact,
+                unsure=ranked.game is None,
+                background=(t.bg_dense, t.bg_log_bm25),
             )
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
@@ -310,7 +321,12 @@ class HybridRetriever:
         t = tuning or self.tuning
         ranked = self._rank(sig, t, 5)
         return self.relevance_features(
-            sig, ranked.mask, ranked.top, ranked.exact, unsure=ranked.game is None
+            sig,
+            ranked.mask,
+            ranked.top,
+            ranked.exact,
+            unsure=ranked.game is None,
+            background=(t.bg_dense, t.bg_log_bm25),
         )
 
     def _rank(self, sig: Signals, t: Tuning, k: int) -> _Ranked:
@@ -350,11 +366,14 @@ class HybridRetriever:
         exact: Sequence[ExactMatch],
         *,
         unsure: bool = False,
+        background: tuple[float, float] = (0.0, 0.0),
     ) -> tuple[float, ...]:
         """The relevance model's inputs (``RELEVANCE_FEATURES``), all in [0, ~3].
 
         When no game is in scope, the game of the best hit plays the game's
         part, so the contrast with the other games still means something.
+        With no other game loaded, ``background`` (dense, log BM25) is the
+        other games' typical best match.
         """
         if not mask.all():
             own = mask
@@ -368,13 +387,16 @@ class HybridRetriever:
         d_own = float(dense[own].max()) if own.any() else 0.0
         b_own = float(bm25[own].max()) if own.any() else 0.0
         # the other games' best three by meaning: one lucky sentence is not a background
-        d_other = float(np.sort(dense[other])[-3:].mean()) if other.any() else 0.0
-        b_other = float(bm25[other].max()) if other.any() else 0.0
+        if other.any():
+            d_other = float(np.sort(dense[other])[-3:].mean())
+            log_b_other = math.log1p(float(bm25[other].max()))
+        else:
+            d_other, log_b_other = background
         return (
             d_own,
             math.log1p(b_own),
             d_own - d_other,
-            math.log1p(b_own) - math.log1p(b_other),
+            math.log1p(b_own) - log_b_other,
             self.coverage(self.detector.without_names(sig.query), top[:5]),
             1.0 if any(m.strong for m in exact) else 0.0,
             1.0 if unsure else 0.0,

@@ -9,6 +9,7 @@ import pytest
 
 from ruleslawyer.errors import InputError
 from ruleslawyer.retrieval.games import GameDetector
+from ruleslawyer.retrieval.hybrid import RELEVANCE_FEATURES
 from ruleslawyer.retrieval.tokens import tokenize
 
 
@@ -168,3 +169,36 @@ def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) 
         result = service.search(f"what does {number} say", game="club")
         assert result.hits[0].unit.rule_id == number and result.relevance == 1.0
     assert service.search("a unit walks 2.5 inches", game="club").hits[0].unit.rule_id != "2.5"
+
+
+def test_a_single_game_index_contrasts_with_the_fitted_background(tmp_path) -> None:
+    """With no other game loaded, relevance compares against the background fitted
+    on the fit split, not against nothing (which made every question look covered)."""
+    from ruleslawyer.service import RulesService
+    from ruleslawyer.settings import Settings
+
+    seeds = tmp_path / "no-seeds"
+    seeds.mkdir()
+    (seeds / "manifest.toml").write_text("", encoding="utf-8")
+    book = tmp_path / "club.md"
+    book.write_text(
+        "# Movement\n\n## Walking\n\nA unit walks 6 inches.\n\n"
+        "## Charge\n\nA unit charges 2D6 inches at the nearest enemy.\n",
+        encoding="utf-8",
+    )
+    service = RulesService(
+        Settings(data_dir=tmp_path / "data", seeds_dir=seeds, embedder="fake", llm="fake")
+    )
+    service.ingest([book], game="club")
+    retriever = service.retriever()
+    tuning = retriever.tuning
+    assert tuning.bg_dense > 0 and tuning.bg_log_bm25 > 0  # the shipped tuning has one
+    x = dict(
+        zip(
+            RELEVANCE_FEATURES,
+            retriever.relevance_inputs(retriever.signals("how far does a unit walk")),
+            strict=True,
+        )
+    )
+    assert x["dense_contrast"] == pytest.approx(x["dense"] - tuning.bg_dense)
+    assert x["bm25_contrast"] == pytest.approx(x["log_bm25"] - tuning.bg_log_bm25)
