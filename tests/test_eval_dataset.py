@@ -189,3 +189,31 @@ def test_seed_quotes_against_the_shipped_seeds(tmp_path: Path) -> None:
 def test_shipped_datasets_are_valid(path: Path) -> None:
     items = load_dataset(path, load_seed_corpus(SEEDS))
     assert items, f"{path} has no questions"
+
+
+@pytest.mark.parametrize(
+    ("dataset", "game", "files"),
+    [
+        ("brass-and-bayonet.jsonl", "brass-and-bayonet", "tests/fixtures/rulebooks/markdown/0*.md"),
+        ("delvers.jsonl", "delvers", "evals/corpora/delvers/*.md"),
+    ],
+)
+def test_markdown_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str) -> None:
+    """Each question's quote is in the rules the Markdown reader gives, and in the
+    rule it names, so an unseen-rulebook figure is not an artefact of a bad key."""
+    from ruleslawyer.ingest.normalize import normalize_for_match
+    from ruleslawyer.ingest.pipeline import parse_file
+
+    units = [
+        u
+        for p in sorted(REPO.glob(files))
+        for u in parse_file(p.name, p.read_bytes(), game=game).units
+    ]
+    by_id = {u.rule_id: normalize_for_match(u.text) for u in units}
+    items = load_dataset(REPO / "evals" / "datasets" / dataset, {game: "\n".join(by_id.values())})
+    answerable = [i for i in items if not i.unanswerable]
+    assert answerable
+    for item in answerable:
+        assert item.expected_rules, item.id
+        quote = normalize_for_match(item.seed_quote)
+        assert any(quote in by_id.get(r, "") for r in item.expected_rules), item.id
