@@ -47,7 +47,6 @@ from ruleslawyer.verdict import (
     Calibration,
     FaqMatch,
     decide,
-    faq_answer,
     features,
     probability_yes,
 )
@@ -94,19 +93,15 @@ def collect(model: str) -> list[dict[str, Any]]:
             evidence = answerer._evidence(item.question, result) if result.hits else []
             t0 = time.perf_counter()
             f = features(svc.llm(), item.question, [e.quote for e in evidence[:2]], NAMES)
-            faq = faq_answer(evidence[0].quote) if evidence else None
-            similarity = None
-            if faq is not None:
-                v = svc.embedder().embed([item.question, faq[0]])
-                similarity = float(v[0] @ v[1])
+            faq = answerer.faq_similarity(item.question, evidence[0].quote) if evidence else None
             rows.append(
                 {
                     "split": split,
                     "id": item.id,
                     "gold": item.expected_verdict,
                     "features": f or {},
-                    "faq": faq[1] if faq else None,
-                    "faq_similarity": similarity,
+                    "faq": faq[0] if faq else None,
+                    "faq_similarity": faq[1] if faq else None,
                     "seconds": time.perf_counter() - t0,
                 }
             )

@@ -27,7 +27,7 @@ from ruleslawyer.records import RuleUnit
 # A printed rule number: "24.21", "3.2", "10.5.1". Only numbers some rule of the
 # index carries count, so "2.5 inches" in a question is a lookup only in a book
 # that has a rule 2.5.
-_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)(?![\d])")
+RULE_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)(?![\d])")
 
 
 def name_key(name: str) -> str:
@@ -52,10 +52,14 @@ class ExactIndex:
         self.bracketed: set[str] = set()
         names: dict[str, set[int]] = {}
         for i, u in enumerate(units):
-            if _NUMBER.fullmatch(u.rule_id):
+            if RULE_NUMBER.fullmatch(u.rule_id):
                 self.by_number.setdefault(u.rule_id, []).append(i)
             for name in {u.rule_id, u.title}:
-                if not name or _NUMBER.fullmatch(name) or u.kind in ("ruling", "section", "faq"):
+                if (
+                    not name
+                    or RULE_NUMBER.fullmatch(name)
+                    or u.kind in ("ruling", "section", "faq")
+                ):
                     continue
                 if u.slug_id and name == u.rule_id:
                     continue  # "infantry/combat/line-of-sight": the title is the name
@@ -82,7 +86,7 @@ class ExactIndex:
     def match(self, question: str) -> list[ExactMatch]:
         out: list[ExactMatch] = []
         seen: set[int] = set()
-        for num in _NUMBER.findall(question):
+        for num in RULE_NUMBER.findall(question):
             for i in self.by_number.get(num, []):
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))

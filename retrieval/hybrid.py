@@ -295,14 +295,7 @@ class HybridRetriever:
         if any(m.number or m.whole for m in ranked.exact):
             relevance = 1.0  # a lookup of a rule that exists
         else:
-            x = self.relevance_features(
-                sig,
-                ranked.mask,
-                ranked.top,
-                ranked.exact,
-                unsure=ranked.game is None,
-                background=(t.bg_dense, t.bg_log_bm25),
-            )
+            x = self._relevance_inputs(sig, ranked, t)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         return SearchResult(
@@ -319,7 +312,9 @@ class HybridRetriever:
         """The relevance model's inputs for one query, as ``fuse`` computes them (the
         tuner fits the model on these)."""
         t = tuning or self.tuning
-        ranked = self._rank(sig, t, 5)
+        return self._relevance_inputs(sig, self._rank(sig, t, 5), t)
+
+    def _relevance_inputs(self, sig: Signals, ranked: _Ranked, t: Tuning) -> tuple[float, ...]:
         return self.relevance_features(
             sig,
             ranked.mask,

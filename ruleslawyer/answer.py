@@ -31,6 +31,7 @@ from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
 from ruleslawyer.records import Answer, Citation, SearchResult, Verdict, verdict_words
+from ruleslawyer.retrieval.exact import RULE_NUMBER
 from ruleslawyer.verdict import (
     Calibration,
     FaqMatch,
@@ -41,7 +42,6 @@ from ruleslawyer.verdict import (
     probability_yes,
 )
 
-_RULE_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3})+(?![\d])")
 SECONDARY_SHARE = 0.8
 PROMPT_QUOTE_CHARS = 450  # a second rule is cited when its best sentence scores this close
 
@@ -205,13 +205,23 @@ class Answerer:
 
     def _faq_verdict(self, question: str, primary: Evidence) -> Verdict | None:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
-        found = faq_answer(primary.quote)
-        if found is None or self.faq_match.min_similarity > 1.0:  # off: skip the embedding
+        if self.faq_match.min_similarity > 1.0:  # off: skip the embedding
+            return None
+        found = self.faq_similarity(question, primary.quote)
+        if found is None:
+            return None
+        answer, similar = found
+        return answer if similar >= self.faq_match.min_similarity else None
+
+    def faq_similarity(self, question: str, quote: str) -> tuple[Verdict, float] | None:
+        """When ``quote`` is an FAQ entry: its literal yes/no, and how close its
+        question is to the player's (MiniLM cosine; ``FaqMatch`` is fitted on this)."""
+        found = faq_answer(quote)
+        if found is None:
             return None
         asked, answer = found
         vectors = self.picker.embedder.embed([question, asked])
-        similar = float(vectors[0] @ vectors[1])
-        return answer if similar >= self.faq_match.min_similarity else None
+        return answer, float(vectors[0] @ vectors[1])
 
     def _evidence(self, question: str, search: SearchResult) -> list[Evidence]:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [
@@ -309,7 +319,7 @@ def verify_explanation(
     # that the quoted rules themselves state is no rule number).
     bad = [
         n
-        for n in _RULE_NUMBER.findall(text)
+        for n in RULE_NUMBER.findall(text)
         if n not in retrieved and (support is None or n not in support)
     ]
     if bad:

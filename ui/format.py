@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ruleslawyer.ingest.normalize import find_span
+from ruleslawyer.records import VERDICTS, verdict_words
 
 # Characters that mean something to Markdown (marked), KaTeX or the gr.HTML
 # template engine; as numeric entities they are shown and never interpreted.
@@ -38,8 +39,6 @@ def _defang(escaped: str) -> str:
     escaped = _SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}&#58;", escaped)
     return _HANDLER.sub(lambda m: f"{m.group(1)}{m.group(2)}&#61;", escaped)
 
-
-VERDICTS = ("yes", "no", "quote", "answer", "not_found")  # each has a badge style
 
 # How the Sources table names a rulebook's format (any other is shown as it is).
 FORMAT_LABELS: dict[str, str] = {
@@ -78,13 +77,11 @@ def esc_attr(text: str) -> str:
 # --- verdicts and citations --------------------------------------------------------
 def badge_text(verdict: str, source: str = "") -> str:
     """The badge's words: the book's own yes/no plainly, a model's as "Likely yes"."""
-    from ruleslawyer.records import verdict_words
-
     return verdict_words(verdict, source)
 
 
 def badge_html(verdict: str, source: str = "") -> str:
-    v = verdict if verdict in VERDICTS else "answer"
+    v = verdict if verdict in VERDICTS else "answer"  # each has a badge style
     # A model's "likely" verdict never wears the solid green/red of a certain one.
     css = f"{v}-likely" if v in ("yes", "no") and source != "faq" else v
     return f'<span class="rl-badge rl-badge-{css}">{esc(badge_text(v, source))}</span>'
