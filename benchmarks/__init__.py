@@ -2,7 +2,10 @@
 
 python -m benchmarks perf [--json OUT] [--compare PREV]   speed, memory, scaling vs targets
 python -m benchmarks retrieval [--scale 100]   recall/MRR per retriever + latency
-python -m benchmarks tune                      choose fusion weights + floor on dev
-python -m benchmarks calibrate [--write]       fit the verdict calibration per model
-python -m benchmarks answer                    answer latency only (warm, dev set)
+python -m benchmarks tune [--write]              fusion weights, game choice, relevance (fit/choose)
+python -m benchmarks calibrate [--write]         the verdict calibration per model
+python -m benchmarks answerable [--write]        the model's answerability check per model
+python -m benchmarks report [--no-llm]           answer quality on every split
+python -m benchmarks contention                  two answering processes sharing the CPU
+python -m benchmarks answer                      answer latency only (warm, dev set)
 """

@@ -9,6 +9,7 @@ COMMANDS = {
     "retrieval": "benchmarks.retrieval",
     "tune": "benchmarks.tune",
     "calibrate": "benchmarks.calibrate",
+    "answerable": "benchmarks.answerable",
     "answer": "benchmarks.answer",
     "perf": "benchmarks.perf",
     "report": "benchmarks.report",

@@ -90,7 +90,7 @@ def collect(model: str) -> list[dict[str, Any]]:
             svc = services[corpus]
             result = svc.search(item.question)
             answerer = svc.answerer()
-            evidence = answerer._evidence(item.question, result) if result.hits else []
+            evidence = answerer.evidence(item.question, result) if result.hits else []
             t0 = time.perf_counter()
             f = features(svc.llm(), item.question, [e.quote for e in evidence[:2]], NAMES)
             faq = answerer.faq_similarity(item.question, evidence[0].quote) if evidence else None

@@ -13,7 +13,10 @@ judge for themselves. On top of that, and only where earned:
   (with a note) and the answer falls back to the evidence-only form.
 
 When retrieval found nothing relevant the answer says the loaded rules do
-not cover the question and lists the closest rules instead.
+not cover the question and lists the closest rules instead. With a model
+whose answerability check was measured (``answerable``), the model reads
+the picked rule text against the question and that reading is combined
+with retrieval's relevance to make this call.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ruleslawyer.answerable import AnswerCheck, margin
 from ruleslawyer.errors import ModelError
 from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
@@ -94,8 +98,10 @@ class Answerer:
         calibration: Calibration | None = None,
         game_names: dict[str, str] | None = None,
         faq_match: FaqMatch | None = None,
+        check: AnswerCheck | None = None,
     ) -> None:
         self.llm = llm
+        self.check = check or AnswerCheck()
         self.picker = picker
         self.game_names = game_names or {}
         self.faq_match = faq_match or FaqMatch.load()
@@ -121,7 +127,15 @@ class Answerer:
         t0 = time.perf_counter()
         notes: list[str] = list(search.warnings)
         model = self.model_name if not opts.evidence_only else "none (evidence only)"
-        if not search.relevant or not search.hits:
+        llm = None if opts.evidence_only else self.llm
+        relevant = search.relevant
+        evidence: list[Evidence] | None = None
+        if search.hits and llm is not None and self.check.enabled:
+            relevant, evidence = self._answerable(llm, question, search, notes)
+            timings["check"] = _ms(t0)
+            if search.relevant and not relevant:
+                notes.append("the model read the closest rules as not settling this question")
+        if not relevant or not search.hits:
             closest = ", ".join(h.unit.label for h in search.hits[:3]) or "none"
             text = f"The rules loaded here do not cover this. Closest rules: {closest}."
             timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
@@ -129,11 +143,11 @@ class Answerer:
                 question, search.game, "not_found", text, (), search, model, timings, tuple(notes)
             )
 
-        evidence = self._evidence(question, search)
+        if evidence is None:
+            evidence = self.evidence(question, search)
         timings["evidence"] = _ms(t0)
         citations = [Citation(ev.unit, ev.quote) for ev in evidence]
         yes_no = is_yes_no(question)
-        llm = None if opts.evidence_only else self.llm
 
         # The explanation is generated first: its prompt does not need the
         # verdict, so the player sees words ~0.8 s sooner (the verdict's two
@@ -203,6 +217,24 @@ class Answerer:
             p_yes,
         )
 
+    def _answerable(
+        self, llm: LLM, question: str, search: SearchResult, notes: list[str]
+    ) -> tuple[bool, list[Evidence] | None]:
+        """Whether to answer, by the model's check where it can change the outcome;
+        also the evidence, when it had to be picked for the check."""
+        settled = self.check.settled(search.relevance)
+        if settled is not None:
+            return settled, None
+        evidence = self.evidence(question, search)
+        try:
+            m = margin(llm, question, [ev.quote for ev in evidence])
+        except ModelError as err:
+            notes.append(f"answerability not checked: the model failed ({err})")
+            return search.relevant, evidence
+        if m is None:  # a backend without log-probabilities: relevance alone decides
+            return search.relevant, evidence
+        return self.check.answered(search.relevance, m), evidence
+
     def _faq_verdict(self, question: str, primary: Evidence) -> Verdict | None:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
         if self.faq_match.min_similarity > 1.0:  # off: skip the embedding
@@ -223,7 +255,7 @@ class Answerer:
         vectors = self.picker.embedder.embed([question, asked])
         return answer, float(vectors[0] @ vectors[1])
 
-    def _evidence(self, question: str, search: SearchResult) -> list[Evidence]:
+    def evidence(self, question: str, search: SearchResult) -> list[Evidence]:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [
             h for h in search.hits if "ref" in h.why
         ]

@@ -400,11 +400,12 @@ def ask(
 
     Reads the question from stdin when QUESTION is '-'. The question goes to
     a `ruleslawyer serve` with the same settings, which keeps the models
-    loaded; when none is running, one is started in the background and stops
-    by itself after 15 idle minutes (RULESLAWYER_SERVE_IDLE seconds). So only
-    the first question pays for loading. --no-server, or
-    RULESLAWYER_AUTO_SERVE=0, answers in this process instead; `ruleslawyer
-    serve --stop` stops the background server.
+    loaded. When none is running, this process answers, then starts one in
+    the background that loads while you read and stops by itself after 15
+    idle minutes (RULESLAWYER_SERVE_IDLE seconds). So only the first
+    question pays for loading. --no-server, or RULESLAWYER_AUTO_SERVE=0,
+    always answers in this process and starts none; `ruleslawyer serve
+    --stop` stops the background server.
     """
     overrides = _llm_overrides(model, llm_url, no_llm, default_model)
     if batch is not None:
@@ -423,13 +424,13 @@ def ask(
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )
     started = _process_age_ms() if timings else 0.0
-    answer, server_start_ms = (
+    answer, waited_ms = (
         (None, 0.0) if no_server else _ask_server(ctx.settings, overrides, question, _game(game))
     )
     if answer is not None:
         where = {"process start to command": started}
-        if server_start_ms:
-            where["starting the background server"] = server_start_ms
+        if waited_ms:
+            where["waiting for the background server to load"] = waited_ms
         where["server"] = answer["timings_ms"]["total"]
     else:
         # One question, so no later one to keep the scoring prefix for: one
@@ -451,34 +452,50 @@ def ask(
         answer["startup_ms"] = {k: round(v, 1) for k, v in where.items()}
     if as_json:
         click.echo(json.dumps(answer, ensure_ascii=False, indent=1))
+    else:
+        print_answer(answer)
+    if "server" not in where and not no_server:
+        _start_server(ctx.settings, overrides)
+
+
+def _start_server(settings: Settings, overrides: dict[str, Any]) -> None:
+    """Start the background server for the next question, once this one is answered
+    (it loads while the player reads; a quotes-only ask needs none)."""
+    from ruleslawyer.server import find_server, spawn_background, starting_server
+
+    if not settings.auto_serve or overrides.get("llm") == "none":
         return
-    print_answer(answer)
+    wanted = settings.with_overrides(**overrides)
+    # One server per data dir: one for other settings (another --model) stays.
+    if find_server(wanted.data_dir) is None and starting_server(wanted.data_dir) is None:
+        sys.stdout.flush()
+        spawn_background(wanted.data_dir, _serve_args(overrides), idle_s=settings.serve_idle_s)
 
 
 def _ask_server(
     settings: Settings, overrides: dict[str, Any], question: str, game: str | None
 ) -> tuple[dict[str, Any] | None, float]:
     """The answer from a `ruleslawyer serve` with these settings, or None; and the ms
-    spent starting one. With ``settings.auto_serve`` a missing server is started."""
+    spent waiting for one that was still loading (started by an earlier ``ask``)."""
     import time
 
-    from ruleslawyer.server import find_server, remote_ask, start_background
+    from ruleslawyer.server import find_server, remote_ask, starting_server, wait_for_server
 
     evidence_only = overrides.get("llm") == "none"
     wanted = settings.with_overrides(**({} if evidence_only else overrides))
     key = wanted.answering_key()
     info = find_server(wanted.data_dir, key)
-    started_ms = 0.0
-    # A quotes-only question is answered faster here than a model server starts.
+    waited_ms = 0.0
+    # A quotes-only question is answered faster here than a loading server is ready.
     if info is None and settings.auto_serve and not evidence_only:
-        t0 = time.perf_counter()
-        info = start_background(
-            wanted.data_dir, key, _serve_args(overrides), idle_s=settings.serve_idle_s
-        )
-        started_ms = (time.perf_counter() - t0) * 1000
+        pid = starting_server(wanted.data_dir)
+        if pid is not None:
+            t0 = time.perf_counter()
+            info = wait_for_server(wanted.data_dir, key, pid)
+            waited_ms = (time.perf_counter() - t0) * 1000
     if info is None:
-        return None, started_ms
-    return remote_ask(info, question, game, evidence_only), started_ms
+        return None, waited_ms
+    return remote_ask(info, question, game, evidence_only), waited_ms
 
 
 def _serve_args(overrides: dict[str, Any]) -> list[str]:

@@ -19,12 +19,15 @@ Trade-offs:
 - The server answers for its own data dir and model settings; ``ask`` only
   uses it when it would have used the same ones (no ``--model``/``--llm-url``
   override), so a reply never comes from a model the user did not pick.
-- ``ask`` starts one itself when none is running (``start_background``):
-  detached, on a free port, stopping after ``idle_s`` without a question.
-  So the second one-shot ``ask`` is as fast as a warm answer, and nobody
-  has to remember to run ``serve``. The first pays the load once, in the
-  server rather than in the ``ask``. ``ask --no-server`` or
-  ``RULESLAWYER_AUTO_SERVE=0`` opt out; ``serve --stop`` stops it.
+- When none is running, ``ask`` answers in its own process (one llama.cpp
+  context: the quickest cold answer) and then starts one
+  (``spawn_background``): detached, on a free port, stopping after
+  ``idle_s`` without a question. It loads while the player reads, so the
+  next one-shot ``ask`` is as fast as a warm answer, and nobody has to
+  remember to run ``serve``. An ``ask`` that comes while it is still
+  loading waits for it (``wait_for_server``) rather than start another.
+  ``ask --no-server`` or ``RULESLAWYER_AUTO_SERVE=0`` opt out; ``serve
+  --stop`` stops it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ from typing import Any
 from ruleslawyer.errors import InputError, ModelError, RulesLawyerError
 
 SERVER_FILE = "server.json"
+STARTING_FILE = "server.starting"
+# How long a server may take to load and register before ``ask`` stops waiting.
+STARTING_WAIT_S = 180.0
 DEFAULT_PORT = 7861
 MAX_BODY = 64 * 1024  # a question is at most a few thousand characters
 
@@ -99,14 +105,18 @@ def find_server(data_dir: Path, key: str | None = None) -> ServerInfo | None:
     return info
 
 
-def start_background(
-    data_dir: Path, key: str, serve_args: list[str], *, idle_s: float, wait_s: float = 180.0
-) -> ServerInfo | None:
-    """Start ``ruleslawyer serve`` detached and wait until it answers; None if it does not.
+def spawn_background(
+    data_dir: Path, serve_args: list[str], *, idle_s: float
+) -> subprocess.Popen[bytes] | None:
+    """Start ``ruleslawyer serve`` detached, without waiting for it; None if it cannot start.
 
-    The server's output goes to ``serve.log`` in the data dir. If another
-    ``ask`` started one at the same moment, whichever registers first serves
-    both (the other exits: one server per data dir).
+    The server loads everything and answers one question before it registers
+    in ``server.json``, so the first ``ask`` it serves is warm. Until then
+    ``server.starting`` names it, so a second ``ask`` waits for it
+    (``wait_for_server``) instead of starting another. Its output goes to
+    ``serve.log`` in the data dir. If two were started at the same moment,
+    whichever registers first serves both (the other exits: one server per
+    data dir).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     log = open(data_dir / "serve.log", "ab")  # noqa: SIM115 - handed to the child
@@ -121,7 +131,6 @@ def start_background(
         "0",
         "--idle-timeout",
         str(idle_s),
-        "--no-warm-up",
         *serve_args,
     ]
     try:
@@ -132,18 +141,53 @@ def start_background(
         return None
     finally:
         log.close()
+    with contextlib.suppress(OSError):
+        _starting_file(data_dir).write_text(
+            json.dumps({"pid": child.pid, "since": time.time()}), encoding="utf-8"
+        )
+    return child
+
+
+def starting_server(data_dir: Path) -> int | None:
+    """The pid of a server ``spawn_background`` started that has not registered yet."""
+    try:
+        raw = json.loads(_starting_file(data_dir).read_text(encoding="utf-8"))
+        pid, since = int(raw["pid"]), float(raw["since"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    # An old marker names a pid the system may have given to another program.
+    if time.time() - since > STARTING_WAIT_S:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return pid
+
+
+def wait_for_server(
+    data_dir: Path, key: str | None, pid: int, wait_s: float = STARTING_WAIT_S
+) -> ServerInfo | None:
+    """Wait for the starting server ``pid`` to register; None if it exits or is too slow."""
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         info = find_server(data_dir, key)
         if info is not None:
             return info
-        if child.poll() is not None:  # it exited: a peer's server may be the one
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:  # it exited: a peer's server may be the one
             return find_server(data_dir, key)
+        except PermissionError:
+            pass
         time.sleep(0.05)
-    # Too slow: stop it rather than load a second copy of the models beside it.
-    with contextlib.suppress(OSError):
-        child.terminate()
     return None
+
+
+def _starting_file(data_dir: Path) -> Path:
+    return data_dir / STARTING_FILE
 
 
 def _is_ours(info: ServerInfo) -> bool:
@@ -162,6 +206,8 @@ def _is_ours(info: ServerInfo) -> bool:
 def stop_server(data_dir: Path, wait_s: float = 15.0) -> ServerInfo | None:
     """Stop the server registered for ``data_dir`` (SIGTERM); the one stopped, or None."""
     info = find_server(data_dir)
+    if info is None and (pid := starting_server(data_dir)) is not None:
+        info = wait_for_server(data_dir, None, pid)  # one still loading: stop it once it is up
     if info is None:
         return None
     if not _is_ours(info):
@@ -346,6 +392,8 @@ class Server:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(asdict(self.info), f)
         os.replace(tmp, path)
+        with contextlib.suppress(OSError):  # registered: nobody needs to wait for it now
+            _starting_file(self.data_dir).unlink()
         self._serving = False
 
     def serve_forever(self) -> None:

@@ -338,6 +338,7 @@ class RulesService:
             if self._answerer is None:
                 from dataclasses import replace
 
+                from ruleslawyer.answerable import AnswerCheck
                 from ruleslawyer.verdict import Calibration
 
                 picker = EvidencePicker(retriever.embedder, retriever.units)
@@ -348,7 +349,8 @@ class RulesService:
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
                 names = {g.slug: g.display for g in self.games()}
-                self._answerer = Answerer(llm, picker, cal, names)
+                check = AnswerCheck.for_model(llm.name) if llm is not None else None
+                self._answerer = Answerer(llm, picker, cal, names, check=check)
             return self._answerer
 
     def ask(
@@ -406,7 +408,8 @@ class RulesService:
         llm = self.llm()
         if llm is not None:
             llm.check()
-            llm.load(scoring=self.answerer().calibration.enabled)
+            answerer = self.answerer()
+            llm.load(scoring=answerer.calibration.enabled or answerer.check.enabled)
         took["model"] = (time.perf_counter() - t) * 1000
         return took
 

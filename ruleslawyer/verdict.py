@@ -34,6 +34,7 @@ import re
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,8 @@ from ruleslawyer.llm.base import LLM
 from ruleslawyer.prompts.templates import render
 from ruleslawyer.records import Verdict
 
-CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "prompts" / "calibration.toml"
+# Beside the prompt templates, in the installed package as in a checkout.
+CALIBRATION_FILE = Path(str(resources.files("ruleslawyer.prompts"))) / "calibration.toml"
 _AUX = r"(?:can|could|does|do|did|is|are|was|were|may|might|must|should|will|would|has|have|had|am|shall)"
 _WH = r"(?:what|whats|what's|how|which|who|whom|whose|when|where|why)"
 _CONDITION = r"when|if|once|after|while|before|what if|whats if|what's if"
@@ -146,9 +148,8 @@ class Calibration:
     @classmethod
     def for_model(cls, name: str, path: Path = CALIBRATION_FILE) -> Calibration:
         """The calibration for ``name`` ("qwen2.5-0.5b (llama.cpp)"); disabled if none."""
-        entry = _table(path).get("models", {})
-        entry = entry.get(name) or entry.get(name.split(" ")[0])
-        if not isinstance(entry, dict):
+        entry = model_entry(path, name)
+        if entry is None:
             return cls()
         return cls(
             enabled=bool(entry.get("enabled", False)),
@@ -206,6 +207,14 @@ def faq_answer(quote: str) -> tuple[str, Verdict] | None:
     if not m:
         return None
     return " ".join(m.group("q").split()), "yes" if m.group("a") == "Yes" else "no"
+
+
+def model_entry(path: Path, name: str) -> dict[str, Any] | None:
+    """The ``[models."NAME"]`` table of a per-model TOML file for the LLM called
+    ``name`` ("qwen2.5-0.5b (llama.cpp)" finds "qwen2.5-0.5b"); None if absent."""
+    models = _table(path).get("models", {})
+    entry = models.get(name) or models.get(name.split(" ")[0])
+    return entry if isinstance(entry, dict) else None
 
 
 def _table(path: Path) -> dict[str, Any]:

@@ -156,18 +156,24 @@ def test_bad_request_bodies_are_400(server: Server) -> None:
     assert os.getpid() == server.info.pid
 
 
+def cli_env(data_dir: Any, **extra: str) -> dict[str, str]:
+    """The environment of a CLI subprocess on ``data_dir`` with the fake models."""
+    return dict(
+        os.environ,
+        RULESLAWYER_DATA_DIR=str(data_dir),
+        RULESLAWYER_EMBEDDER="fake",
+        RULESLAWYER_LLM="fake",
+        **extra,
+    )
+
+
 def test_serve_command_answers_and_cleans_up_on_sigterm(seeded_settings: Any) -> None:
     import signal
     import subprocess
     import sys
     import time
 
-    env = dict(
-        os.environ,
-        RULESLAWYER_DATA_DIR=str(seeded_settings.data_dir),
-        RULESLAWYER_EMBEDDER="fake",
-        RULESLAWYER_LLM="fake",
-    )
+    env = cli_env(seeded_settings.data_dir)
     cli = [sys.executable, "-m", "ruleslawyer.cli"]
     proc = subprocess.Popen([*cli, "serve", "--port", "0"], env=env, stderr=subprocess.PIPE)
     try:
@@ -207,3 +213,60 @@ def test_stop_leaves_a_process_that_is_not_our_server_alone(seeded_settings: Any
         assert not path.exists()  # the stale registration is gone
     finally:
         other.kill()
+
+
+def test_first_ask_answers_itself_then_leaves_a_server_for_the_next(
+    seeded_settings: Any,
+) -> None:
+    """With auto-serve on: the first ask answers in its own process and starts a server;
+    an ask while it loads waits for it; later asks go to it; --stop stops it."""
+    import subprocess
+    import sys
+
+    from ruleslawyer.server import STARTING_FILE, starting_server, stop_server
+
+    data = seeded_settings.data_dir
+    env = cli_env(data, RULESLAWYER_AUTO_SERVE="1", RULESLAWYER_SERVE_IDLE="60")
+    cli = [sys.executable, "-m", "ruleslawyer.cli"]
+
+    def ask() -> dict[str, Any]:
+        done = subprocess.run(
+            [*cli, "ask", QUESTION, "--json", "--timings"], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    try:
+        first = ask()
+        assert "server" not in first["startup_ms"]  # answered here, nothing was running
+        assert first["citations"][0]["rule_id"] == "16.01"
+        assert starting_server(data) is not None or find_server(data) is not None
+        second = ask()  # the server may still be loading: this waits for it
+        assert "server" in second["startup_ms"]
+        info = find_server(data)
+        assert info is not None and not (data / STARTING_FILE).exists()
+        for d in (first, second):
+            d.pop("timings_ms"), d.pop("startup_ms")
+        assert first == second
+    finally:
+        stopped = stop_server(data)
+    assert stopped is not None and find_server(data) is None
+
+
+def test_no_server_starts_none(seeded_settings: Any) -> None:
+    import subprocess
+    import sys
+
+    from ruleslawyer.server import starting_server
+
+    env = cli_env(seeded_settings.data_dir, RULESLAWYER_AUTO_SERVE="1")
+    for flag in ("--no-server", "--no-llm"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruleslawyer.cli", "ask", QUESTION, flag],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        assert starting_server(seeded_settings.data_dir) is None
+        assert find_server(seeded_settings.data_dir) is None
