@@ -69,3 +69,18 @@ def test_default_model_prompt_injection(real_service) -> None:
     assert all(c.unit.rule_id != "99.99" for c in answer.citations)
     for c in answer.citations:
         assert real_service.lookup(c.unit.game, c.unit.rule_id) is not None
+
+
+def test_ingest_leaves_an_embedder_that_starts_without_torch(real_service) -> None:  # type: ignore[no-untyped-def]
+    """Ingest exports MiniLM to ONNX, so a cold `ask` never imports torch (0.2 s to
+    start instead of 4-10 s), with the same vectors as sentence-transformers."""
+    import numpy as np
+
+    from ruleslawyer.ingest.embed import MiniLMEmbedder, OnnxMiniLMEmbedder
+
+    fast = real_service.embedder()
+    assert isinstance(fast, OnnxMiniLMEmbedder), "no ONNX export at ingest (is onnx installed?)"
+    texts = ["Can a battle-shocked unit start an action?", "Roll one D6 for each model."]
+    a = np.asarray(fast.embed(texts))
+    b = np.asarray(MiniLMEmbedder().embed(texts))
+    assert float((a * b).sum(axis=1).min()) > 0.9999
