@@ -31,13 +31,13 @@ import argparse
 import hashlib
 import json
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from benchmarks.common import fit_logistic, machine
 from benchmarks.splits import SPLITS, questions, service
-from ruleslawyer.answerable import CHECK_FILE, AnswerCheck, logit, margin, rule_text
-from ruleslawyer.prompts.templates import template
+from ruleslawyer.answerable import CHECK_FILE, AnswerCheck, check_prompt, logit, margin
 from ruleslawyer.settings import PROJECT_ROOT
 
 REPORT_SPLITS = ("fit", "choose", "test", "cross", "cross-html", "long")
@@ -65,9 +65,7 @@ def rows(model: str, split: str, cache: dict[str, float]) -> list[dict[str, Any]
         }
         if result.hits and result.relevance < 1.0:
             quotes = [ev.quote for ev in svc.answerer().evidence(item.question, result)]
-            key = hashlib.sha256(
-                "\0".join((template("answerable"), item.question, rule_text(quotes))).encode()
-            ).hexdigest()
+            key = hashlib.sha256(check_prompt(item.question, quotes).encode()).hexdigest()
             if key not in cache:
                 value = margin(svc.llm(), item.question, quotes)
                 if value is None:
@@ -94,8 +92,7 @@ def decided(row: dict[str, Any], check: AnswerCheck | None) -> bool:
     """Answered? By relevance alone (``check`` None) or as the pipeline decides."""
     if check is None or row["margin"] is None:  # no hits, or an exact lookup
         return bool(row["relevant"])
-    settled = check.settled(row["relevance"])
-    return settled if settled is not None else check.answered(row["relevance"], row["margin"])
+    return check.answered(row["relevance"], row["margin"], row["relevant"])
 
 
 def figures(split_rows: list[dict[str, Any]], check: AnswerCheck | None) -> dict[str, Any]:
@@ -138,7 +135,7 @@ def fit(model: str, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
     # and on the unseen rulebooks (README, "What was tried").
     pooled = data["fit"] + data["choose"]
     alone = figures(pooled, None)
-    candidates = [AnswerCheck(**{**check.__dict__, "floor": f / 100}) for f in range(1, 100)]
+    candidates = [replace(check, floor=f / 100) for f in range(1, 100)]
     allowed = [
         c for c in candidates if figures(pooled, c)["false_abstention"] <= alone["false_abstention"]
     ]
@@ -157,7 +154,7 @@ def fit(model: str, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
         if helps
         else f"{day}: disabled, no gain over relevance alone: {summary}"
     )
-    return AnswerCheck(**{**check.__dict__, "enabled": helps, "measured": note})
+    return replace(check, enabled=helps, measured=note)
 
 
 def kept(check: AnswerCheck, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
@@ -183,7 +180,7 @@ def kept(check: AnswerCheck, data: dict[str, list[dict[str, Any]]]) -> AnswerChe
         return check
     day = time.strftime("%Y-%m-%d")
     note = f"{day}: disabled, no help on unseen questions ({'; '.join(failed)})"
-    return AnswerCheck(**{**check.__dict__, "enabled": False, "measured": note})
+    return replace(check, enabled=False, measured=note)
 
 
 def _cache_path(model: str) -> Any:
@@ -211,7 +208,7 @@ def report(models: list[str]) -> tuple[dict[str, Any], dict[str, AnswerCheck]]:
         else:
             checks[model] = check
         out["models"][model] = {
-            "check": check.__dict__,
+            "check": asdict(check),
             "splits": {
                 s: {"alone": figures(r, None), "checked": figures(r, check)}
                 for s, r in data.items()

@@ -230,10 +230,8 @@ class Answerer:
             m = margin(llm, question, [ev.quote for ev in evidence])
         except ModelError as err:
             notes.append(f"answerability not checked: the model failed ({err})")
-            return search.relevant, evidence
-        if m is None:  # a backend without log-probabilities: relevance alone decides
-            return search.relevant, evidence
-        return self.check.answered(search.relevance, m), evidence
+            m = None
+        return self.check.answered(search.relevance, m, search.relevant), evidence
 
     def _faq_verdict(self, question: str, primary: Evidence) -> Verdict | None:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""

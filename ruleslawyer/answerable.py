@@ -34,12 +34,9 @@ from pathlib import Path
 
 from ruleslawyer.llm.base import LLM
 from ruleslawyer.prompts.templates import render
-from ruleslawyer.verdict import model_entry
+from ruleslawyer.verdict import model_entry, rule_text, sigmoid, yes_no_margin
 
 CHECK_FILE = Path(str(resources.files("ruleslawyer.prompts"))) / "answerable.toml"
-# The rule text shown to the probe: the answer's first two quotes, cut to a
-# length that keeps one scoring pass well under a second.
-MAX_RULE_CHARS = 1200
 _EPS = 1e-9
 
 
@@ -48,18 +45,16 @@ def logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def rule_text(quotes: Sequence[str]) -> str:
-    return " ".join(" ".join(q.split()) for q in quotes[:2])[:MAX_RULE_CHARS]
+def check_prompt(question: str, quotes: Sequence[str]) -> str:
+    """The probe: the answer's first two quotes as one prompt-sized text (as the
+    verdict prompts show them), and the question."""
+    return render("answerable", rule=rule_text(quotes[:2]), question=" ".join(question.split()))
 
 
 def margin(llm: LLM, question: str, quotes: Sequence[str]) -> float | None:
     """logP(" Yes") - logP(" No") that ``quotes`` answer ``question``; None when
     the backend gives no log-probabilities. Raises ``ModelError`` on failure."""
-    prompt = render("answerable", rule=rule_text(quotes), question=" ".join(question.split()))
-    scores = llm.next_token_logprobs(prompt, [" Yes", " No"])
-    if scores is None:
-        return None
-    return scores[" Yes"] - scores[" No"]
+    return yes_no_margin(llm, check_prompt(question, quotes))
 
 
 @dataclass(frozen=True)
@@ -83,8 +78,7 @@ class AnswerCheck:
 
     def probability(self, relevance: float, margin: float) -> float:
         m = min(self.margin_high, max(self.margin_low, margin))
-        z = self.bias + self.w_relevance * logit(relevance) + self.w_margin * m
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return sigmoid(self.bias + self.w_relevance * logit(relevance) + self.w_margin * m)
 
     def settled(self, relevance: float) -> bool | None:
         """The outcome when no margin in the fitted range could change it
@@ -96,7 +90,15 @@ class AnswerCheck:
             return False
         return None
 
-    def answered(self, relevance: float, margin: float) -> bool:
+    def answered(self, relevance: float, margin: float | None, relevant: bool) -> bool:
+        """The decision: settled where no margin could change it, else by the margin;
+        with no margin (a backend without log-probabilities), ``relevant`` (relevance
+        alone) stands."""
+        settled = self.settled(relevance)
+        if settled is not None:
+            return settled
+        if margin is None:
+            return relevant
         return self.probability(relevance, margin) >= self.floor
 
     @classmethod

@@ -96,13 +96,19 @@ def find_server(data_dir: Path, key: str | None = None) -> ServerInfo | None:
         return None
     if key is not None and info.key != key:
         return None
+    # A dead pid: a stale file from a server that was killed. One owned by
+    # someone else counts as alive: the token decides.
+    return info if _alive(info.pid) else None
+
+
+def _alive(pid: int) -> bool:
     try:
-        os.kill(info.pid, 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
-        return None  # stale file from a server that was killed
+        return False
     except PermissionError:
-        pass  # alive, owned by someone else: the token decides
-    return info
+        pass  # alive, but another user's
+    return True
 
 
 def spawn_background(
@@ -158,13 +164,7 @@ def starting_server(data_dir: Path) -> int | None:
     # An old marker names a pid the system may have given to another program.
     if time.time() - since > STARTING_WAIT_S:
         return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass
-    return pid
+    return pid if _alive(pid) else None
 
 
 def wait_for_server(
@@ -176,12 +176,8 @@ def wait_for_server(
         info = find_server(data_dir, key)
         if info is not None:
             return info
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:  # it exited: a peer's server may be the one
+        if not _alive(pid):  # it exited: a peer's server may be the one
             return find_server(data_dir, key)
-        except PermissionError:
-            pass
         time.sleep(0.05)
     return None
 

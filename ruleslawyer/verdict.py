@@ -84,14 +84,22 @@ class _NoLogprobs(Exception):
     pass
 
 
-def _margin(llm: LLM, template: str, evidence: str, question: str) -> float:
-    prompt = render(template, evidence=evidence, question=question)
+def yes_no_margin(llm: LLM, prompt: str) -> float | None:
+    """logP(" Yes") - logP(" No") as the next token after ``prompt``; None when the
+    backend gives no log-probabilities. Raises ``ModelError`` on failure."""
     probs = llm.next_token_logprobs(prompt, [" Yes", " No"])
     if not probs or " Yes" not in probs or " No" not in probs:
-        raise _NoLogprobs
+        return None
     margin = probs[" Yes"] - probs[" No"]
     if not math.isfinite(margin):
         raise ModelError("the model returned invalid log-probabilities")
+    return margin
+
+
+def _margin(llm: LLM, template: str, evidence: str, question: str) -> float:
+    margin = yes_no_margin(llm, render(template, evidence=evidence, question=question))
+    if margin is None:
+        raise _NoLogprobs
     return margin
 
 
@@ -171,9 +179,13 @@ class Calibration:
         return "\n".join(lines) + "\n"
 
 
-def probability_yes(f: dict[str, float], cal: Calibration) -> float:
-    z = cal.bias + sum(w * f.get(name, 0.0) for name, w in cal.weights.items())
+def sigmoid(z: float) -> float:
+    """The logistic function, clamped so a large ``z`` cannot overflow ``exp``."""
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def probability_yes(f: dict[str, float], cal: Calibration) -> float:
+    return sigmoid(cal.bias + sum(w * f.get(name, 0.0) for name, w in cal.weights.items()))
 
 
 def decide(p_yes: float, cal: Calibration) -> Verdict:

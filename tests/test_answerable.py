@@ -48,9 +48,15 @@ def test_settled_only_where_no_margin_could_change_the_outcome() -> None:
     assert CHECK.settled(0.5) is None  # the model decides
     for relevance in (0.999, 0.001):
         outcomes = {
-            CHECK.answered(relevance, m) for m in (CHECK.margin_low, 0.0, CHECK.margin_high)
+            CHECK.probability(relevance, m) >= CHECK.floor
+            for m in (CHECK.margin_low, 0.0, CHECK.margin_high)
         }
         assert outcomes == {CHECK.settled(relevance)}
+    # where the model decides, its margin does; without one, relevance alone
+    assert CHECK.answered(0.5, 1.0, relevant=False) is True
+    assert CHECK.answered(0.5, -3.0, relevant=True) is False
+    assert CHECK.answered(0.5, None, relevant=True) is True
+    assert CHECK.answered(0.999, None, relevant=False) is True  # settled
 
 
 def test_check_file_round_trips_and_matches_the_model_name(tmp_path: Path) -> None:
