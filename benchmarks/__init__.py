@@ -8,4 +8,5 @@ python -m benchmarks answerable [--write]        the model's answerability check
 python -m benchmarks report [--no-llm]           answer quality on every split
 python -m benchmarks contention                  two answering processes sharing the CPU
 python -m benchmarks answer                      answer latency only (warm, dev set)
+python -m benchmarks embedder --path DIR         would a second, bigger embedder help?
 """

@@ -14,6 +14,7 @@ COMMANDS = {
     "perf": "benchmarks.perf",
     "report": "benchmarks.report",
     "contention": "benchmarks.contention",
+    "embedder": "benchmarks.embedder",
 }
 
 

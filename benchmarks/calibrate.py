@@ -68,7 +68,9 @@ def _cache_key(model: str) -> str:
     code = ("verdict.py", "evidence.py", "answer.py")
     parts += [(root / n).read_text(encoding="utf-8") for n in code]
     parts += [p.read_text(encoding="utf-8") for p in sorted(root.parent.glob("retrieval/*.*"))]
-    parts += [(DATASETS / f).read_text(encoding="utf-8") for s in SPLITS for f, _ in SPLITS[s]]
+    parts += [
+        (DATASETS / f).read_text(encoding="utf-8") for s in VERDICT_SPLITS for f, _ in SPLITS[s]
+    ]
     parts += [hashlib.sha1(p.read_bytes()).hexdigest() for c in CORPORA.values() for p in c.paths]
     return hashlib.sha1("".join(parts).encode()).hexdigest()[:16]
 

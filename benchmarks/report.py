@@ -1,6 +1,6 @@
 """The answer-quality figures on every split, and across corpora and formats.
 
-    python -m benchmarks report [--splits fit,choose,test,cross,cross-html,long]
+    python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,long]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
@@ -80,7 +80,7 @@ def print_table(reports: dict[str, EvalReport]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks report", description=__doc__)
-    ap.add_argument("--splits", default="fit,choose,test,cross,cross-html,long")
+    ap.add_argument("--splits", default="fit,choose,test,cross,cross-html,cross-fresh,long")
     ap.add_argument("--no-llm", action="store_true")
     ap.add_argument("--default-model")
     ap.add_argument("--model", type=Path)

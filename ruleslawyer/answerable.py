@@ -11,9 +11,11 @@ of " Yes" over " No" as the next token is the signal (``margin``).
 
 Neither signal is trusted alone. A logistic model per LLM combines the
 retrieval relevance (as a logit) with the margin; its weights are fitted on
-the *fit* questions and its floor chosen on *choose* (the highest that
-keeps false abstentions there at most 5%), by ``python -m benchmarks
-answerable``, which also reports the unseen splits and writes
+the *fit* questions and its floor is the highest at which *fit* and
+*choose* together get no more false abstentions than relevance alone (at
+*choose*'s 5% bound it bought turned-away questions with false
+abstentions), by ``python -m benchmarks answerable``, which also reports
+the unseen splits, keeps the check only if it helps there, and writes
 ``prompts/answerable.toml``. A model never measured this way has no check,
 and relevance alone decides, as it does with ``--no-llm``.
 
