@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import fit_logistic, machine
+from benchmarks.common import fit_logistic, machine, ranked_ids
 from benchmarks.splits import SPLITS, questions, service
 from ruleslawyer.answerable import logit
-from ruleslawyer.evals.metrics import same_rule
+from ruleslawyer.evals.metrics import mean, recall_at_k, reciprocal_rank
 from ruleslawyer.evidence import sentence_spans
 from ruleslawyer.ingest.embed import minilm_dir
 from ruleslawyer.retrieval.hybrid import Tuning
@@ -60,7 +60,7 @@ def candidates() -> list[dict[str, Any]]:
                     "split": split,
                     "item": item,
                     "relevance": found.relevance,
-                    "hits": [(h.unit, h.score) for h in found.hits],
+                    "hits": list(found.hits),
                 }
             )
     for svc in services.values():
@@ -73,7 +73,7 @@ def best_cosines(model_dir: str, rows: list[dict[str, Any]]) -> tuple[float, lis
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(model_dir, device="cpu", local_files_only=True)
-    units = {u.key: u for r in rows for u, _ in r["hits"]}
+    units = {h.unit.key: h.unit for r in rows for h in r["hits"]}
     keys = sorted(units)
     sentences, owner = [], []
     for i, key in enumerate(keys):
@@ -93,38 +93,34 @@ def best_cosines(model_dir: str, rows: list[dict[str, Any]]) -> tuple[float, lis
     for r in rows:
         cos = s_vecs @ q_vecs[where[r["item"].question]]
         best = [
-            float(cos[owners == slot[u.key]].max()) if (owners == slot[u.key]).any() else 0.0
-            for u, _ in r["hits"]
+            float(cos[owners == slot[h.unit.key]].max())
+            if (owners == slot[h.unit.key]).any()
+            else 0.0
+            for h in r["hits"]
         ]
         out.append(np.asarray(best))
     return speed, out
 
 
-def _rank_of_expected(row: dict[str, Any], order: list[int]) -> int | None:
-    item = row["item"]
-    for pos, j in enumerate(order):
-        unit = row["hits"][j][0]
-        if unit.game == item.game and any(same_rule(unit.rule_id, e) for e in item.expected_rules):
-            return pos
-    return None
-
-
 def ranking(rows: list[dict[str, Any]], cos: list[np.ndarray] | None, w: float) -> dict[str, float]:
-    r1 = r3 = rr = n = 0.0
+    """recall@1, recall@3 and MRR of the candidates re-ordered by fused score + ``w`` x cosine,
+    scored as the eval suite scores retrieval."""
+    r1, r3, rr = [], [], []
     for i, row in enumerate(rows):
         item = row["item"]
         if item.unanswerable or not item.expected_rules:
             continue
-        n += 1
-        score = np.asarray([s for _, s in row["hits"]], dtype=float)
+        score = np.asarray([h.score for h in row["hits"]], dtype=float)
         if cos is not None and len(score):
             score = score + w * cos[i]
-        pos = _rank_of_expected(row, list(np.argsort(-score, kind="stable")))
-        if pos is not None:
-            r1 += pos == 0
-            r3 += pos < 3
-            rr += 1 / (pos + 1)
-    return {"recall@1": r1 / n, "recall@3": r3 / n, "mrr": rr / n} if n else {}
+        order = np.argsort(-score, kind="stable")
+        ids = ranked_ids([row["hits"][j] for j in order], item.game)
+        r1.append(recall_at_k(ids, item.expected_rules, 1))
+        r3.append(recall_at_k(ids, item.expected_rules, 3))
+        rr.append(reciprocal_rank(ids, item.expected_rules))
+    if not r1:
+        return {}
+    return {"recall@1": mean(r1) or 0.0, "recall@3": mean(r3) or 0.0, "mrr": mean(rr) or 0.0}
 
 
 def _features(row: dict[str, Any], cos: np.ndarray | None) -> list[float]:

@@ -291,12 +291,11 @@ def warm_times(service: RulesService) -> dict[str, float]:
 
 
 def one_shot(data_dir: Path, warm: dict[str, float]) -> dict[str, Any]:
-    """What a player typing ``ruleslawyer ask`` gets: the first time (nothing running,
-    so ``ask`` answers in its own process and then starts the background server;
-    median of three),
-    how long after it the server is ready, then later questions (answered by it,
-    each after a different question, median of three, as the reference is),
-    each as a ratio to the same question answered warm."""
+    """What a player typing ``ruleslawyer ask`` gets, each as a ratio to the same
+    question answered warm: the first time (nothing running, so ``ask`` answers in
+    its own process and then starts the background server; median of three), how
+    long after it the server is ready, then later questions (answered by it, each
+    after a different question, median of three, as the reference is)."""
     from ruleslawyer.server import find_server, starting_server, stop_server
 
     env = _env(data_dir) | {"RULESLAWYER_AUTO_SERVE": "1"}

@@ -474,25 +474,3 @@ def test_skirmishers_rulebook() -> None:
         assert "GM 1-1" not in u.text, u.rule_id
         assert u.source.file == "skirmishers.pdf"
         assert isinstance(u.source.page, int) and 1 <= u.source.page <= 30
-
-
-@pytest.mark.skipif(
-    not (SKIRMISHERS / "skirmishers.pdf").is_file(), reason="../shared/corpora is not here"
-)
-@pytest.mark.parametrize("dataset", ["skirmishers.jsonl", "skirmishers-fresh.jsonl"])
-def test_skirmishers_quotes_are_in_their_rules(dataset: str) -> None:
-    """Each question's quote is in the rule it names as the PDF reader gives it,
-    so a cross-corpus figure is not an artefact of a bad key."""
-    from ruleslawyer.evals.dataset import load_dataset
-    from ruleslawyer.ingest.normalize import normalize_for_match
-
-    path: Path = SKIRMISHERS / "skirmishers.pdf"
-    units = parse_file(path.name, path.read_bytes(), game="skirmishers").units
-    by_id = {u.rule_id: normalize_for_match(u.text) for u in units}
-    repo = Path(__file__).resolve().parent.parent
-    items = load_dataset(repo / "evals" / "datasets" / dataset)
-    answerable = [i for i in items if not i.unanswerable]
-    assert len(answerable) >= 30
-    for item in answerable:
-        quote = normalize_for_match(item.seed_quote)
-        assert any(quote in by_id.get(r, "") for r in item.expected_rules), item.id
