@@ -1,13 +1,16 @@
 """Fit each LLM's answerability check on *fit*, choose its floor on *choose*, report the rest.
 
-    python -m benchmarks answerable [--models qwen2.5-0.5b,qwen2.5-1.5b,~/m/any.gguf] [--write]
+    python -m benchmarks answerable [--models qwen2.5-0.5b,qwen2.5-1.5b,~/m/any.gguf]
+                                    [--signals explained,margin] [--write]
 
 For every question of every split the real pipeline searches (game
-detected) and picks the evidence; the model is asked whether that rule
-text answers the question (``ruleslawyer.answerable.margin``; margins are
-cached per model and prompt). Then, per model:
+detected) and picks the evidence; the model reads that rule text against
+the question by each signal (``ruleslawyer.answerable.SIGNALS``: how much
+the rule explains the question's words, and the few-shot Yes/No margin;
+readings are cached per model, signal and prompt). Then, per model and
+signal:
 
-1. a logistic model over (logit of retrieval's relevance, the margin) is
+1. a logistic model over (logit of retrieval's relevance, the reading) is
    fitted on *fit*, answerable against unanswerable, classes balanced;
    exact rule lookups (relevance 1) are left out: nothing can turn them away;
 2. its floor is the highest probability at which it turns away no more
@@ -15,7 +18,9 @@ cached per model and prompt). Then, per model:
    alone (its floor chosen on *choose*) does: the check must not buy
    turned-away questions with false abstentions;
 3. the check is enabled only if, at that floor, it turns away more
-   unanswerable questions of *fit* and *choose* than relevance alone;
+   unanswerable questions of *fit* and *choose* than relevance alone; of
+   the signals, the one turning away the most there is the model's (a tie
+   goes to the cheaper, ``margin``: one scoring pass against two);
 4. test, cross, cross-html, cross-fresh and long are reported: unanswerable turned
    away and false abstention, relevance alone and with the check, and the
    share of questions the model had to be asked. Nothing is fitted or
@@ -37,7 +42,15 @@ from typing import Any
 
 from benchmarks.common import fit_logistic, machine
 from benchmarks.splits import SPLITS, questions, service
-from ruleslawyer.answerable import CHECK_FILE, AnswerCheck, check_prompt, logit, margin
+from ruleslawyer.answerable import (
+    CHECK_FILE,
+    SIGNALS,
+    AnswerCheck,
+    check_prompt,
+    explained_prompts,
+    logit,
+    reading,
+)
 from ruleslawyer.settings import PROJECT_ROOT
 
 REPORT_SPLITS = ("fit", "choose", "test", "cross", "cross-html", "cross-fresh", "long")
@@ -48,8 +61,11 @@ KEEP_SPLITS = ("test", "cross", "cross-html", "cross-fresh")
 CACHE = PROJECT_ROOT / ".ruleslawyer" / "bench"
 
 
-def rows(model: str, split: str, cache: dict[str, float]) -> list[dict[str, Any]]:
-    """One row per question: unanswerable?, relevance, relevant (alone), margin."""
+def rows(
+    model: str, split: str, cache: dict[str, float], signals: tuple[str, ...] = SIGNALS
+) -> list[dict[str, Any]]:
+    """One row per question: unanswerable?, relevance, relevant (alone), and the
+    model's reading by each signal (``readings``)."""
     out: list[dict[str, Any]] = []
     services: dict[str, Any] = {}
     for item, corpus in questions(split):
@@ -62,17 +78,29 @@ def rows(model: str, split: str, cache: dict[str, float]) -> list[dict[str, Any]
             "unanswerable": item.unanswerable,
             "relevance": result.relevance,
             "relevant": result.relevant and bool(result.hits),
-            "margin": None,
+            "readings": {},
         }
         if result.hits and result.relevance < 1.0:
-            quotes = [ev.quote for ev in svc.answerer().evidence(item.question, result)]
-            key = hashlib.sha256(check_prompt(item.question, quotes).encode()).hexdigest()
-            if key not in cache:
-                value = margin(svc.llm(), item.question, quotes)
-                if value is None:
-                    raise SystemExit(f"{model} gives no log-probabilities: nothing to fit")
-                cache[key] = value
-            row["margin"] = cache[key]
+            picked = svc.answerer().evidence(item.question, result)
+            quotes = [ev.quote for ev in picked]
+            title = picked[0].unit.title if picked else ""
+            for signal in signals:
+                prompt = (
+                    "".join(explained_prompts(item.question, quotes, title))
+                    if signal == "explained"
+                    else check_prompt(item.question, quotes)
+                )
+                key = hashlib.sha256(f"{signal}\n{prompt}".encode()).hexdigest()
+                if key not in cache:
+                    value = reading(svc.llm(), signal, item.question, quotes, title)
+                    if value is None:
+                        raise SystemExit(
+                            f"{model} gives no log-probabilities for {signal} "
+                            "(a server that does not echo the prompt cannot score it): "
+                            "nothing to fit"
+                        )
+                    cache[key] = value
+                row["readings"][signal] = cache[key]
         out.append(row)
     return out
 
@@ -91,16 +119,20 @@ def entry_name(model: str) -> str:
 
 def decided(row: dict[str, Any], check: AnswerCheck | None) -> bool:
     """Answered? By relevance alone (``check`` None) or as the pipeline decides."""
-    if check is None or row["margin"] is None:  # no hits, or an exact lookup
+    value = None if check is None else row["readings"].get(check.signal)
+    if check is None or value is None:  # no hits, or an exact lookup
         return bool(row["relevant"])
-    return check.answered(row["relevance"], row["margin"], row["relevant"])
+    return check.answered(row["relevance"], value, row["relevant"])
 
 
 def figures(split_rows: list[dict[str, Any]], check: AnswerCheck | None) -> dict[str, Any]:
     unans = [r for r in split_rows if r["unanswerable"]]
     ans = [r for r in split_rows if not r["unanswerable"]]
     asked = (
-        sum(r["margin"] is not None and check.settled(r["relevance"]) is None for r in split_rows)
+        sum(
+            check.signal in r["readings"] and check.settled(r["relevance"]) is None
+            for r in split_rows
+        )
         if check is not None
         else 0
     )
@@ -114,14 +146,15 @@ def figures(split_rows: list[dict[str, Any]], check: AnswerCheck | None) -> dict
     }
 
 
-def fit(model: str, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
-    train = [r for r in data["fit"] if r["margin"] is not None]
-    x = [[logit(r["relevance"]), r["margin"]] for r in train]
+def fit(model: str, data: dict[str, list[dict[str, Any]]], signal: str = "margin") -> AnswerCheck:
+    train = [r for r in data["fit"] if signal in r["readings"]]
+    x = [[logit(r["relevance"]), r["readings"][signal]] for r in train]
     y = [0 if r["unanswerable"] else 1 for r in train]
     bias, (w_rel, w_margin) = fit_logistic(x, y)
-    margins = [r["margin"] for r in train]
+    margins = [r["readings"][signal] for r in train]
     check = AnswerCheck(
         enabled=True,
+        signal=signal,
         bias=bias,
         w_relevance=w_rel,
         w_margin=w_margin,
@@ -151,11 +184,23 @@ def fit(model: str, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
         f"(alone {alone['false_abstention']})"
     )
     note = (
-        f"{day}: {summary}"
+        f"{day}: {signal}, {summary}"
         if helps
-        else f"{day}: disabled, no gain over relevance alone: {summary}"
+        else f"{day}: disabled, {signal} gains nothing over relevance alone: {summary}"
     )
     return replace(check, enabled=helps, measured=note)
+
+
+def best_signal(data: dict[str, list[dict[str, Any]]], checks: list[AnswerCheck]) -> AnswerCheck:
+    """Of the checks fitted for each signal, the one turning away the most on
+    fit + choose (each at its floor: no more false abstentions than relevance
+    alone), the cheaper on a tie (``margin``: one scoring pass against two)."""
+    pooled = data["fit"] + data["choose"]
+    cost = {"margin": 0, "explained": 1}
+    return max(
+        checks,
+        key=lambda c: (c.enabled, figures(pooled, c)["turned_away"], -cost.get(c.signal, 2)),
+    )
 
 
 def kept(check: AnswerCheck, data: dict[str, list[dict[str, Any]]]) -> AnswerCheck:
@@ -168,7 +213,7 @@ def kept(check: AnswerCheck, data: dict[str, list[dict[str, Any]]]) -> AnswerChe
     after everything is fitted and chosen, to decide on or off; nothing is
     tuned on them, and the README says which checks this turned off.
     """
-    failed = []
+    failed = [f"{split} not measured" for split in KEEP_SPLITS if split not in data]
     for split in KEEP_SPLITS:
         if split not in data:
             continue
@@ -188,28 +233,40 @@ def _cache_path(model: str) -> Any:
     return CACHE / f"answerable-{entry_name(model)}.json"
 
 
-def report(models: list[str]) -> tuple[dict[str, Any], dict[str, AnswerCheck]]:
+def report(
+    models: list[str],
+    signals: tuple[str, ...] = SIGNALS,
+    splits: tuple[str, ...] = REPORT_SPLITS,
+) -> tuple[dict[str, Any], dict[str, AnswerCheck]]:
     out: dict[str, Any] = {"machine": machine(), "models": {}}
     checks: dict[str, AnswerCheck] = {}
     for model in models:
         path = _cache_path(model)
         cache: dict[str, float] = json.loads(path.read_text()) if path.exists() else {}
         data = {}
-        for split in REPORT_SPLITS:
+        for split in splits:
             if split not in SPLITS:
                 continue
             started = time.perf_counter()
-            data[split] = rows(model, split, cache)
+            data[split] = rows(model, split, cache, signals)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(cache), encoding="utf-8")
             print(f"  {model} {split}: {time.perf_counter() - started:.0f} s", flush=True)
-        check = fit(model, data)
+        per_signal = {s: fit(model, data, s) for s in signals}
+        check = best_signal(data, list(per_signal.values()))
         if check.enabled:
             check = checks[model] = kept(check, data)
         else:
             checks[model] = check
         out["models"][model] = {
             "check": asdict(check),
+            "signals": {
+                name: {
+                    "check": asdict(c),
+                    "splits": {s: figures(r, c) for s, r in data.items()},
+                }
+                for name, c in per_signal.items()
+            },
             "splits": {
                 s: {"alone": figures(r, None), "checked": figures(r, check)}
                 for s, r in data.items()
@@ -224,6 +281,8 @@ def print_report(r: dict[str, Any]) -> None:
         c = fig["check"]
         state = "enabled" if c["enabled"] else "disabled"
         print(f"\n{model}: {state}; {c['measured']}")
+        for name, sig in fig.get("signals", {}).items():
+            print(f"  signal {name}: {sig['check']['measured']}")
         print(f"  {'split':11s} {'turned away':>24s} {'false abstention':>24s} {'asked':>8s}")
         print(f"  {'':11s} {'alone':>11s} {'checked':>12s} {'alone':>11s} {'checked':>12s}")
         for split, f in fig["splits"].items():
@@ -261,10 +320,24 @@ def write_checks(checks: dict[str, AnswerCheck]) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks answerable", description=__doc__)
     ap.add_argument("--models", default="qwen2.5-0.5b")
+    ap.add_argument("--signals", default=",".join(SIGNALS), help="readings to fit and compare")
+    ap.add_argument(
+        "--splits",
+        default=",".join(REPORT_SPLITS),
+        help="fit and choose are always read; a check measured without the unseen "
+        "splits is never kept (nothing shows it helps there), so --write needs them all",
+    )
     ap.add_argument("--write", action="store_true", help=f"write the result to {CHECK_FILE}")
     ap.add_argument("--json", type=str)
     args = ap.parse_args(argv)
-    r, checks = report(args.models.split(","))
+    signals = tuple(s for s in args.signals.split(",") if s)
+    unknown = [s for s in signals if s not in SIGNALS]
+    if unknown:
+        raise SystemExit(f"unknown signal(s) {unknown}; choose from {', '.join(SIGNALS)}")
+    splits = tuple(dict.fromkeys(("fit", "choose", *(s for s in args.splits.split(",") if s))))
+    if args.write and set(REPORT_SPLITS) - set(splits):
+        raise SystemExit("--write needs every split: the keep rule reads the unseen ones")
+    r, checks = report(args.models.split(","), signals, splits)
     print_report(r)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

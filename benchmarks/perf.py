@@ -85,6 +85,13 @@ class Recorder(LLM):
         self.calls.append({"kind": "score", "prompt": prompt, **self.inner.last_timings})
         return out
 
+    def continuation_logprobs(self, prompt: str, continuation: str) -> Any:
+        out = self.inner.continuation_logprobs(prompt, continuation)
+        # the floor evaluates the whole scored text, as this call does
+        text = prompt + continuation
+        self.calls.append({"kind": "score", "prompt": text, **self.inner.last_timings})
+        return out
+
     def stream(self, messages: Sequence[ChatMessage], **kw: Any) -> Iterator[str]:
         yield from self.inner.stream(messages, **kw)
         self.calls.append({"kind": "chat", "messages": list(messages), **self.inner.last_timings})

@@ -4,10 +4,16 @@ Every tuned number is fitted on *fit*, its operating point chosen on
 *choose*, and reported on *test* and on *cross* (a second game's rulebook,
 read from ``../shared/corpora``), which nothing is ever fitted or chosen on:
 
-- fit: the dev questions about the seeds, and questions about a small
+- fit: the dev questions about the seeds, questions about a small
   heading-structured Markdown rulebook written for the tests (so nothing
-  is fitted to the seeds' layout alone);
-- choose: the held-out seed questions and a third of the new seed questions;
+  is fitted to the seeds' layout alone), two thirds of a second batch of
+  questions on both (``more-*``, most of its unanswerable ones near misses:
+  a topic the rules cover without the asked detail), and two thirds of the
+  questions on "Tidewater", a rulebook of long sections written for fitting
+  (so the relevance model and fusion also see long rules);
+- choose: the held-out seed questions, a third of the new seed questions,
+  and the other thirds of the ``more-*`` and Tidewater questions (split by
+  a hash of their IDs within each game and kind);
 - test: the other two thirds of the new seed questions;
 - cross: questions about Skirmishers, a real third-party rulebook, ingested
   from its PDF or from its HTML pages;
@@ -61,6 +67,9 @@ CORPORA: dict[str, Corpus] = {
     "delvers": Corpus(
         "delvers", "Delvers of the Deep", tuple(sorted((EVAL_CORPORA / "delvers").glob("*.md")))
     ),
+    "tidewater": Corpus(
+        "tidewater", "Tidewater", tuple(sorted((EVAL_CORPORA / "tidewater").glob("*.md")))
+    ),
     "skirmishers-pdf": Corpus(
         "skirmishers", "Skirmishers", (SHARED / "skirmishers" / "skirmishers.pdf",)
     ),
@@ -71,8 +80,18 @@ CORPORA: dict[str, Corpus] = {
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
 SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
-    "fit": (("dev.jsonl", "brass"), ("brass-and-bayonet.jsonl", "brass")),
-    "choose": (("heldout.jsonl", "brass"), ("choose.jsonl", "brass")),
+    "fit": (
+        ("dev.jsonl", "brass"),
+        ("brass-and-bayonet.jsonl", "brass"),
+        ("more-fit.jsonl", "brass"),
+        ("tidewater-fit.jsonl", "tidewater"),
+    ),
+    "choose": (
+        ("heldout.jsonl", "brass"),
+        ("choose.jsonl", "brass"),
+        ("more-choose.jsonl", "brass"),
+        ("tidewater-choose.jsonl", "tidewater"),
+    ),
     "test": (("test.jsonl", "brass"),),
     "cross": (("skirmishers.jsonl", "skirmishers-pdf"),),
     "cross-html": (("skirmishers.jsonl", "skirmishers-html"),),

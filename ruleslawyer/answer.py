@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ruleslawyer.answerable import AnswerCheck, margin
+from ruleslawyer.answerable import AnswerCheck, reading
 from ruleslawyer.errors import ModelError
 from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
@@ -227,7 +227,13 @@ class Answerer:
             return settled, None
         evidence = self.evidence(question, search)
         try:
-            m = margin(llm, question, [ev.quote for ev in evidence])
+            m = reading(
+                llm,
+                self.check.signal,
+                question,
+                [ev.quote for ev in evidence],
+                evidence[0].unit.title if evidence else "",
+            )
         except ModelError as err:
             notes.append(f"answerability not checked: the model failed ({err})")
             m = None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ruleslawyer.answer import Answerer
-from ruleslawyer.answerable import AnswerCheck, logit, margin
+from ruleslawyer.answerable import AnswerCheck, explained, explained_prompts, logit, margin
 from ruleslawyer.llm.fake import FakeLLM
 from ruleslawyer.verdict import Calibration
 
@@ -24,6 +24,13 @@ CHECK = AnswerCheck(
     margin_high=1.0,
     floor=0.5,
 )
+
+
+class NoScoring(FakeLLM):
+    """A backend that can give next-token log-probabilities but cannot score a text."""
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> None:  # type: ignore[override]
+        return None
 
 
 class NoLogprobs(FakeLLM):
@@ -85,6 +92,51 @@ def test_margin_is_yes_minus_no() -> None:
     assert margin(FakeLLM(verdict="yes"), QUESTION, ["A rule."]) == pytest.approx(1.6)
     assert margin(FakeLLM(verdict="no"), QUESTION, ["A rule."]) == pytest.approx(-1.6)
     assert margin(NoLogprobs(), QUESTION, ["A rule."]) is None
+
+
+def test_explained_is_how_much_the_rule_raises_the_questions_likelihood() -> None:
+    llm = FakeLLM()
+    rule = ["A battle-shocked unit cannot start an action."]
+    other = ["Roll two dice for the charge distance."]
+    covered = explained(llm, QUESTION, rule, "Actions")
+    uncovered = explained(llm, QUESTION, other, "Charges")
+    assert covered is not None and uncovered is not None
+    assert covered > uncovered  # the rule that holds the question's words explains it
+    # with vs without the rule, over the same continuation: a rule the question
+    # shares no word with explains nothing
+    assert explained(llm, "zebra xylophone", other) == pytest.approx(0.0)
+    with_rule, without, continuation = explained_prompts(QUESTION, rule, "Actions")
+    assert "Actions: A battle-shocked unit" in with_rule and "battle" not in without
+    assert continuation == " " + QUESTION
+    assert explained(NoScoring(), QUESTION, rule) is None
+
+
+def test_check_file_keeps_the_signal_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    path = tmp_path / "answerable.toml"
+    check = replace(CHECK, signal="explained", measured="today")
+    path.write_text(check.to_toml("tiny-model"), encoding="utf-8")
+    assert AnswerCheck.for_model("tiny-model", path) == check
+    path.write_text(
+        check.to_toml("tiny-model").replace('"explained"', '"telepathy"'), encoding="utf-8"
+    )
+    assert AnswerCheck.for_model("tiny-model", path).enabled is False
+
+
+def test_explained_check_turns_away_a_question_the_rules_do_not_explain(seeded_service) -> None:
+    # The fake model finds a word likelier after a prompt that holds it, so the
+    # check's reading is high for a question retrieval found rules for, and a
+    # floor above that reading turns it away; below it lets it through.
+    search = _borderline(seeded_service)
+    check = replace(CHECK, signal="explained", margin_low=-5.0, margin_high=40.0, w_margin=0.02)
+    quotes = [ev.quote for ev in seeded_service.answerer().evidence(QUESTION, search)]
+    value = explained(FakeLLM(), QUESTION, quotes, search.hits[0].unit.title)
+    assert value is not None and value > 0
+    high = check.probability(search.relevance, value)
+    assert 0.05 < high < 0.95
+    away = _answerer(seeded_service, FakeLLM(), replace(check, floor=high + 0.0005))
+    through = _answerer(seeded_service, FakeLLM(), replace(check, floor=high - 0.0005))
+    assert away.answer(QUESTION, search).verdict == "not_found"
+    assert through.answer(QUESTION, search).verdict != "not_found"
 
 
 def _answerer(service, llm: FakeLLM, check: AnswerCheck) -> Answerer:  # type: ignore[no-untyped-def]

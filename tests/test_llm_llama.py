@@ -153,6 +153,50 @@ def test_prefix_reuse_gives_cold_numbers_qwen(qwen_path: Path) -> None:
     assert_reuse_matches_cold(qwen_path)
 
 
+def test_continuation_logprobs_are_the_models_own_next_token_scores(smol: LlamaCppLLM) -> None:
+    """Each value is log P(token | prompt, the tokens before it): the last one is
+    next_token_logprobs on the prompt and all but the last token."""
+    prompt = "Rule: A unit that Advanced cannot shoot.\n\nQuestion:"
+    continuation = " My unit advanced, can it shoot?"
+    values = smol.continuation_logprobs(prompt, continuation)
+    assert len(values) == smol.count_tokens(continuation)
+    assert all(math.isfinite(v) and v <= 0 for v in values)
+    ids = smol._model().tokenize(continuation.encode(), add_bos=False, special=False)
+    head = smol._model().detokenize(ids[:-1]).decode()
+    last = smol._model().detokenize(ids[-1:]).decode()
+    scores = smol.next_token_logprobs(prompt + head, [last])
+    assert values[-1] == pytest.approx(scores[last], abs=0.05)
+    # a rule that holds the question's words makes it likelier than no rule
+    assert sum(values) > sum(smol.continuation_logprobs("Question:", continuation))
+
+
+def test_continuation_logprobs_reuse_the_prompt_and_give_cold_numbers(smol_path: Path) -> None:
+    prompt = FEW_SHOT + "\nRule: A unit that Advanced cannot shoot.\n\nQuestion:"
+    asks = [" My unit advanced, can it shoot?", " Can a unit that advanced still shoot later?"]
+    cold = []
+    for ask in asks:
+        fresh = LlamaCppLLM(smol_path)
+        cold.append(fresh.continuation_logprobs(prompt, ask))
+        fresh.close()
+    warm = LlamaCppLLM(smol_path)
+    for i in [0, 1, 0]:
+        assert warm.continuation_logprobs(prompt, asks[i]) == cold[i]
+        warm.next_token_logprobs(PROMPTS[i], CANDIDATES)  # another prompt in between
+    # Two questions on the same rule in a row: the second keeps the rule's tokens.
+    assert warm.continuation_logprobs(prompt, asks[1]) == cold[1]
+    assert warm.continuation_logprobs(prompt, asks[0]) == cold[0]
+    assert warm.last_timings["reused_tokens"] > 0
+    warm.close()
+
+
+def test_continuation_logprobs_refuse_bad_input_in_one_line(smol: LlamaCppLLM) -> None:
+    with pytest.raises(ModelError, match="empty"):
+        smol.continuation_logprobs("Question:", "")
+    with pytest.raises(ModelError, match="context holds") as err:
+        smol.continuation_logprobs("word " * 2100, " a question?")
+    assert "\n" not in str(err.value)
+
+
 def test_json_schema_constrained_stream(smol: LlamaCppLLM) -> None:
     messages: list[ChatMessage] = [
         {"role": "system", "content": "Answer rules questions as JSON."},

@@ -7,8 +7,10 @@ interface.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 import socket
 import threading
 import time
@@ -75,7 +77,7 @@ class StubHandler(BaseHTTPRequestHandler):
             if self.path == "/v1/chat/completions":
                 return self._chat(model, body)
             if self.path == "/v1/completions":
-                return self._completion(model)
+                return self._completion(model, body)
             return self._send(404, '{"error": "no such endpoint"}')
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout tests)
@@ -98,8 +100,24 @@ class StubHandler(BaseHTTPRequestHandler):
             events.append("[DONE]")
         self._sse(events)
 
-    def _completion(self, model: str) -> None:
+    def _completion(self, model: str, body: dict[str, Any]) -> None:
+        if model == "echo" and body.get("echo"):
+            # vLLM's shape: the prompt's own tokens with their offsets, the first
+            # with no log-probability, then the generated token.
+            prompt = body["prompt"]
+            starts = [m.start() for m in re.finditer(r"\S+", prompt)]
+            values: list[float | None] = [None] + [-0.1 * (i + 1) for i in range(len(starts) - 1)]
+            lp = {
+                "tokens": [
+                    *(prompt[a:b].strip() for a, b in itertools.pairwise([*starts, len(prompt)])),
+                    "X",
+                ],
+                "token_logprobs": [*values, -2.0],
+                "text_offset": [*starts, len(prompt)],
+            }
+            return self._send(200, json.dumps({"choices": [{"text": "X", "logprobs": lp}]}))
         shapes = {"legacy": LEGACY_LOGPROBS, "new": NEW_LOGPROBS, "no-logprobs": None}
+        shapes["echo"] = LEGACY_LOGPROBS
         reply = {"choices": [{"text": " Yes", "logprobs": shapes[model]}]}
         self._send(200, json.dumps(reply))
 
@@ -197,6 +215,22 @@ def test_new_logprobs_shape_matches_space_variants(server: StubServer) -> None:
     scores = client(server, "new").next_token_logprobs("Q? Answer:", [" Yes", "No", " Nope"])
     assert scores == {" Yes": -0.4, "No": -1.2, " Nope": -5.0}
     assert all(math.isfinite(v) for v in scores.values())
+
+
+def test_continuation_logprobs_from_an_echoing_server(server: StubServer) -> None:
+    prompt, continuation = "Rule: a b c\n\nQuestion:", " can I do x?"
+    values = client(server, "echo").continuation_logprobs(prompt, continuation)
+    # the echoed tokens that start inside the continuation: "can", "I", "do", "x?"
+    assert values == pytest.approx([-0.5, -0.6, -0.7, -0.8])
+    body = last_request(server, "echo")["body"]
+    assert body["prompt"] == prompt + continuation and body["echo"] is True
+
+
+@pytest.mark.parametrize("model", ["legacy", "new", "no-logprobs"])
+def test_continuation_logprobs_none_when_the_prompt_is_not_echoed(
+    server: StubServer, model: str
+) -> None:
+    assert client(server, model).continuation_logprobs("Rule: a\n\nQuestion:", " q?") is None
 
 
 def test_no_logprobs_gives_none(server: StubServer) -> None:

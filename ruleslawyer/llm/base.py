@@ -1,11 +1,15 @@
 """The one interface every LLM backend implements.
 
-Two operations are all the answer pipeline needs:
+Three operations are all the answer pipeline needs:
 
 - ``next_token_logprobs``: completion-style scoring of a few candidate next
   tokens (" Yes" / " No"). Tiny models carry a usable yes/no signal in their
   log-probabilities even when their free text is useless, so verdicts come
   from here, never from generated text.
+- ``continuation_logprobs``: how likely a text (the player's question) is
+  after a prompt (the rule it should be answered by); the answerability
+  check compares it with the same text after a prompt without the rule.
+  Optional: a backend that cannot gives None and the check is skipped.
 - ``stream``: chat-style generation, optionally constrained by a JSON schema
   (llama.cpp grammar, or the server's ``response_format``), yielding text
   pieces as they arrive so the UI can stream them.
@@ -40,6 +44,14 @@ class LLM(ABC):
         scored by its first token. Returns None when the backend cannot give
         log-probabilities (some servers); callers then give no verdict.
         """
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[float] | None:
+        """Log-probability of each token of ``continuation`` following ``prompt``.
+
+        ``prompt`` is raw text (no chat template). None when the backend
+        cannot score text it did not generate (the default).
+        """
+        return None
 
     @abstractmethod
     def stream(

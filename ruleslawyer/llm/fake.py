@@ -32,6 +32,9 @@ _LEANING_LOGPROB = -0.2
 _OTHER_LOGPROB = -1.8
 # Candidates that are neither yes nor no: clearly less likely than both.
 _UNRELATED_LOGPROB = -6.0
+# continuation_logprobs: a word the prompt already holds is easy to predict.
+_SEEN_WORD_LOGPROB = -0.5
+_NEW_WORD_LOGPROB = -3.0
 
 
 def schema_instance(schema: dict[str, Any], root: dict[str, Any] | None = None) -> Any:
@@ -146,6 +149,22 @@ class FakeLLM(LLM):
             else:
                 scores[candidate] = _UNRELATED_LOGPROB
         return scores
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[float]:
+        """One value per word of ``continuation`` (a word stands in for a token):
+        higher for a word the prompt holds, so a rule sharing the question's
+        words "explains" it, as a real model's likelihood does."""
+        self._maybe_fail()
+        seen = set(re.findall(r"[a-z0-9]+", prompt.lower()))
+        words = re.findall(r"\S+", continuation)
+        if not words:
+            raise ModelError("cannot score an empty continuation")
+        return [
+            _SEEN_WORD_LOGPROB
+            if set(re.findall(r"[a-z0-9]+", w.lower())) & seen
+            else _NEW_WORD_LOGPROB
+            for w in words
+        ]
 
     def stream(
         self,

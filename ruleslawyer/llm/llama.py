@@ -10,6 +10,10 @@ Design choices:
   own ``logprobs`` option needs ``logits_all=True``, which keeps
   n_ctx x vocab floats (2048 x 151k for Qwen, ~1.2 GB) and computes logits for
   every prompt token; this way costs one vocab-sized vector.
+  ``continuation_logprobs`` (the answerability check's question likelihood)
+  needs them for the few tokens it scores only: it evaluates the prompt the
+  same way, then the continuation in one batch of its own with logits
+  requested for those rows alone.
 - The answer pipeline sends prompts that share a long few-shot prefix, so the
   KV cache of the common token prefix with the previous call is kept and
   only the rest is evaluated (400-token prompt on Qwen2.5-0.5B, 2 cores:
@@ -161,6 +165,85 @@ class LlamaCppLLM(LLM):
         peak = float(logits.max())
         log_norm = peak + math.log(float(np.exp(logits - peak).sum()))
         return {c: float(logits[t]) - log_norm for c, t in first_tokens.items()}
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[float]:
+        with self._lock:
+            llama = self._model()
+            import llama_cpp  # present: _model() has loaded it
+
+            try:
+                head = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+                tail = llama.tokenize(continuation.encode("utf-8"), add_bos=False, special=False)
+                if not head or not tail:
+                    raise ModelError("cannot score an empty prompt or continuation")
+                if len(head) + len(tail) >= llama.n_ctx():
+                    raise ModelError(
+                        f"prompt and continuation are {len(head) + len(tail)} tokens; "
+                        f"the model context holds {llama.n_ctx()}"
+                    )
+                if len(tail) > llama.n_batch:
+                    raise ModelError(
+                        f"the text to score is {len(tail)} tokens; at most {llama.n_batch} "
+                        "are scored at once"
+                    )
+                started = time.perf_counter()
+                # The prompt but its last token, reusing the cached prefix as
+                # next_token_logprobs does; then the last prompt token and the
+                # continuation but its last in one batch with logits at every
+                # position: row i predicts continuation token i.
+                reused = self._eval_reusing_prefix(llama, head[:-1])
+                rows = [head[-1], *tail[:-1]]
+                self._decode_all_logits(llama, rows)
+                # Only the prompt's rows were laid out as a cold call lays them
+                # out; the one-batch rows after them are never reused.
+                self._scored_tokens = len(head) - 1
+                n_vocab = llama.n_vocab()
+                out = []
+                for i, token in enumerate(tail):
+                    pointer = llama_cpp.llama_get_logits_ith(llama.ctx, i)
+                    logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
+                    peak = float(logits.max())
+                    out.append(float(logits[token]) - peak - math.log(np.exp(logits - peak).sum()))
+                elapsed_ms = (time.perf_counter() - started) * 1000
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise ModelError(f"llama.cpp failed to score the text: {_one_line(exc)}") from exc
+        self.last_timings = {
+            "context_tokens": len(head) + len(tail),
+            "prompt_tokens": len(head) + len(tail) - reused - 1,
+            "reused_tokens": reused,
+            "prompt_eval_ms": elapsed_ms,
+            "generated_tokens": 0,
+            "generate_ms": 0.0,
+        }
+        return out
+
+    @staticmethod
+    def _decode_all_logits(llama: Llama, tokens: list[int]) -> None:
+        """Append ``tokens`` to the context in one batch, with logits for every one
+        (llama-cpp-python's own eval keeps only the last, unless the whole context
+        was built with logits_all, which costs n_ctx x vocab floats)."""
+        import llama_cpp
+
+        # The rows past n_tokens were removed by the prompt's evaluation
+        # (llama.eval, or the reset when nothing was reused).
+        start = llama.n_tokens
+        batch = llama_cpp.llama_batch_init(len(tokens), 0, 1)
+        try:
+            batch.n_tokens = len(tokens)
+            for i, token in enumerate(tokens):
+                batch.token[i] = token
+                batch.pos[i] = start + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = 0
+                batch.logits[i] = 1
+            if llama_cpp.llama_decode(llama.ctx, batch) != 0:
+                raise ModelError("llama.cpp could not evaluate the text (decode failed)")
+            llama.input_ids[start : start + len(tokens)] = tokens
+            llama.n_tokens = start + len(tokens)
+        finally:
+            llama_cpp.llama_batch_free(batch)
 
     def stream(
         self,

@@ -11,6 +11,11 @@ usually ends in ``/v1``):
   ``next_token_logprobs``. Servers answer in one of two shapes (the legacy
   ``top_logprobs: [{token: logprob}]`` or the newer
   ``content: [{top_logprobs: [{token, logprob}]}]``); both are read.
+- ``POST /completions`` with ``echo: true, logprobs: 1`` for
+  ``continuation_logprobs``: the prompt's own token log-probabilities, with
+  their character offsets (vLLM and the legacy OpenAI API give them).
+  A server that does not echo them (llama-server) gets None: the
+  answerability check is then skipped, never guessed.
 
 Trade-offs: JSON-schema output is asked for with ``response_format`` of type
 ``json_schema``; servers that reject it with HTTP 400 are retried once without
@@ -65,17 +70,7 @@ class OpenAIHTTPLLM(LLM):
     def next_token_logprobs(
         self, prompt: str, candidates: Sequence[str]
     ) -> dict[str, float] | None:
-        body = {
-            "model": self.model,
-            "prompt": prompt,
-            "max_tokens": 1,
-            "temperature": 0,
-            "logprobs": TOP_LOGPROBS,
-        }
-        with self._errors():
-            response = self._client.post(f"{self.base_url}/completions", json=body)
-            self._raise_for_status(response)
-            data = self._json(response.text)
+        data = self._one_token(prompt, logprobs=TOP_LOGPROBS)
         top = self._top_logprobs(data)
         if not top:
             return None
@@ -87,6 +82,46 @@ class OpenAIHTTPLLM(LLM):
             found = [top[s] for s in spellings if s in top]
             scores[candidate] = max(found) if found else floor
         return scores
+
+    def continuation_logprobs(self, prompt: str, continuation: str) -> list[float] | None:
+        text = prompt + continuation
+        data = self._one_token(text, logprobs=1, echo=True)
+        lp = self._field(data, lambda d: d["choices"][0].get("logprobs")) or {}
+        offsets = lp.get("text_offset") if isinstance(lp, dict) else None
+        values = lp.get("token_logprobs") if isinstance(lp, dict) else None
+        if not isinstance(offsets, list) or not isinstance(values, list):
+            return None
+        # The echoed prompt's tokens that start inside the continuation (the
+        # generated token after it starts at len(text) and is left out).
+        picked = [
+            v
+            for off, v in zip(offsets, values, strict=False)
+            if isinstance(off, int) and len(prompt) <= off < len(text)
+        ]
+        numbers = [v for v in picked if isinstance(v, int | float) and not isinstance(v, bool)]
+        if not picked or len(numbers) != len(picked):
+            return None  # not echoed, or a shape this client does not know
+        out = [float(v) for v in numbers]
+        if not all(math.isfinite(v) for v in out):
+            raise ModelError(f"LLM server at {self.base_url} returned invalid log-probabilities")
+        return out
+
+    def _one_token(self, prompt: str, *, logprobs: int, echo: bool = False) -> Any:
+        """The parsed reply of a one-token greedy ``/completions`` call with
+        log-probabilities (``echo``: of the prompt's own tokens too)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "prompt": prompt,
+            "max_tokens": 1,
+            "temperature": 0,
+            "logprobs": logprobs,
+        }
+        if echo:
+            body["echo"] = True
+        with self._errors():
+            response = self._client.post(f"{self.base_url}/completions", json=body)
+            self._raise_for_status(response)
+            return self._json(response.text)
 
     def stream(
         self,
