@@ -46,10 +46,9 @@ from ruleslawyer.answerable import (
     CHECK_FILE,
     SIGNALS,
     AnswerCheck,
-    check_prompt,
-    explained_prompts,
     logit,
     reading,
+    reading_prompt,
 )
 from ruleslawyer.settings import PROJECT_ROOT
 
@@ -85,11 +84,7 @@ def rows(
             quotes = [ev.quote for ev in picked]
             title = picked[0].unit.title if picked else ""
             for signal in signals:
-                prompt = (
-                    "".join(explained_prompts(item.question, quotes, title))
-                    if signal == "explained"
-                    else check_prompt(item.question, quotes)
-                )
+                prompt = reading_prompt(signal, item.question, quotes, title)
                 key = hashlib.sha256(f"{signal}\n{prompt}".encode()).hexdigest()
                 if key not in cache:
                     value = reading(svc.llm(), signal, item.question, quotes, title)

@@ -102,6 +102,13 @@ def explained(llm: LLM, question: str, quotes: Sequence[str], title: str = "") -
     return value
 
 
+def reading_prompt(signal: str, question: str, quotes: Sequence[str], title: str = "") -> str:
+    """All the text ``reading`` scores for ``signal``: what a cached reading is keyed on."""
+    if signal == "explained":
+        return "".join(explained_prompts(question, quotes, title))
+    return check_prompt(question, quotes)
+
+
 def reading(
     llm: LLM, signal: str, question: str, quotes: Sequence[str], title: str = ""
 ) -> float | None:
