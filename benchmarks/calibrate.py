@@ -1,7 +1,7 @@
 """Fit each LLM's yes/no verdict on *fit*, choose its floor on *choose*, report on the rest.
 
     python -m benchmarks calibrate [--models qwen2.5-0.5b,qwen2.5-1.5b] [--write]
-                                   [--charts artifacts/]
+                                   [--charts artifacts/] [--features margin,claim,...]
 
 For every yes/no question of every split, the real pipeline runs (game
 detected, evidence picked) and every verdict feature of ``ruleslawyer.verdict``
@@ -12,12 +12,15 @@ is recorded (cached per model, prompts, code and dataset). Then, per model:
    *choose* is at least ``MIN_PRECISION`` over at least ``MIN_VERDICTS``
    verdicts; a model with no such point is disabled (no verdicts, no scoring
    passes);
-3. figures are reported on *test* and *cross* (another game's rulebook),
-   never used above: coverage, precision, wrong yes/no rate, and the
-   balanced accuracy a verdict on every question would get;
+3. figures are reported on *test*, *cross* and *cross-fresh* (another
+   game's rulebook), never used above: coverage, precision, wrong yes/no
+   rate, and the balanced accuracy a verdict on every question would get;
 4. cross-corpus: refitted on the seed games' questions alone and tested on
-   the other game's, and the reverse (fitted on the other game's, tested on
-   the seed test questions).
+   the other game's (cross and cross-fresh), and the reverse (fitted on the
+   other game's, tested on the seed test questions).
+
+``--features a,b`` fits on those features only, from the same cached rows:
+how an experiment's feature is judged against the incumbent ones.
 
 The FAQ match (``FaqMatch``) is fitted the same way: the lowest
 question/FAQ similarity among *fit* FAQs whose literal answer was right, as
@@ -55,7 +58,7 @@ MIN_PRECISION = 0.9
 MIN_VERDICTS = 10  # fewer verdicts at 90% on choose is luck, not precision
 CONFIDENCES = [round(c, 2) for c in np.arange(0.5, 1.0, 0.01)]
 NAMES = list(FEATURES)
-VERDICT_SPLITS = ("fit", "choose", "test", "cross")
+VERDICT_SPLITS = ("fit", "choose", "test", "cross", "cross-fresh")
 
 
 def _cache_key(model: str) -> str:
@@ -63,7 +66,7 @@ def _cache_key(model: str) -> str:
     from ruleslawyer.prompts.templates import template
 
     root = Path(ruleslawyer.__file__).parent
-    parts = [model, template("verdict"), template("verdict_zero_shot")]
+    parts = [model, *(template(t) for t in ("verdict", "verdict_zero_shot", "verdict_claim"))]
     # everything that decides which evidence a question gets, and the corpora
     code = ("verdict.py", "evidence.py", "answer.py")
     parts += [(root / n).read_text(encoding="utf-8") for n in code]
@@ -114,8 +117,8 @@ def collect(model: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _x(rows: list[dict[str, Any]]) -> np.ndarray:
-    return np.array([[r["features"].get(n, 0.0) for n in NAMES] for r in rows], dtype=float)
+def _x(rows: list[dict[str, Any]], names: list[str]) -> np.ndarray:
+    return np.array([[r["features"].get(n, 0.0) for n in names] for r in rows], dtype=float)
 
 
 def _y(rows: list[dict[str, Any]]) -> np.ndarray:
@@ -147,9 +150,11 @@ def curve(rows: list[dict[str, Any]], cal: Calibration) -> list[tuple[float, flo
     return [(c, p) for _, c, p in points if p is not None]
 
 
-def fit_model(fit_rows: list[dict[str, Any]], choose_rows: list[dict[str, Any]]) -> Calibration:
-    bias, w = fit_logistic(_x(fit_rows), _y(fit_rows), l2=0.5)
-    weights = dict(zip(NAMES, w, strict=True))
+def fit_model(
+    fit_rows: list[dict[str, Any]], choose_rows: list[dict[str, Any]], names: list[str]
+) -> Calibration:
+    bias, w = fit_logistic(_x(fit_rows, names), _y(fit_rows), l2=0.5)
+    weights = dict(zip(names, w, strict=True))
     for c in CONFIDENCES:
         fig = verdict_figures(choose_rows, Calibration(True, bias, weights, c))
         given = round((fig["coverage"] or 0) * fig["n"])
@@ -175,19 +180,24 @@ def faq_figures(rows: list[dict[str, Any]], match: FaqMatch) -> dict[str, int]:
     return {"given": len(given), "right": sum(1 for r in given if r["faq"] == r["gold"])}
 
 
-def report(models: list[str]) -> tuple[dict[str, Any], dict[str, Calibration], FaqMatch]:
-    out: dict[str, Any] = {"machine": machine(), "models": {}}
+def report(
+    models: list[str], names: list[str] = NAMES
+) -> tuple[dict[str, Any], dict[str, Calibration], FaqMatch]:
+    """Fit, choose and report per model, on the features ``names`` (an ablation
+    needs no new scoring: every feature is collected, and cached, either way)."""
+    out: dict[str, Any] = {"machine": machine(), "models": {}, "features": names}
     cals: dict[str, Calibration] = {}
     rows_by_model = {model: collect(model) for model in models}
     for model, rows in rows_by_model.items():
         by = {s: [r for r in rows if r["split"] == s] for s in VERDICT_SPLITS}
-        cal = fit_model(by["fit"], by["choose"])
+        cal = fit_model(by["fit"], by["choose"], names)
         # the fit questions about the seed games only (not the fixture game)
         other = {item.id for item, _ in questions("fit") if item.game == CORPORA["brass"].game}
         seeds_fit = [r for r in by["fit"] if r["id"] not in other]
-        cross_cal = fit_model(seeds_fit, by["choose"])
-        rb, rw = fit_logistic(_x(by["cross"]), _y(by["cross"]), l2=0.5)
-        reverse = Calibration(True, rb, dict(zip(NAMES, rw, strict=True)), 0.5)
+        cross_cal = fit_model(seeds_fit, by["choose"], names)
+        other_game = by["cross"] + by["cross-fresh"]
+        rb, rw = fit_logistic(_x(other_game, names), _y(other_game), l2=0.5)
+        reverse = Calibration(True, rb, dict(zip(names, rw, strict=True)), 0.5)
         always = Calibration(True, cal.bias, cal.weights, 0.5)
         per_q = float(np.mean([r["seconds"] for r in rows])) if rows else 0.0
         out["models"][model] = {
@@ -196,7 +206,7 @@ def report(models: list[str]) -> tuple[dict[str, Any], dict[str, Calibration], F
             "weights": cal.weights,
             "splits": {s: verdict_figures(by[s], cal) for s in VERDICT_SPLITS},
             "curves": {s: curve(by[s], always) for s in VERDICT_SPLITS},
-            "seeds_to_other_game": verdict_figures(by["cross"], replace(cross_cal, enabled=True)),
+            "seeds_to_other_game": verdict_figures(other_game, replace(cross_cal, enabled=True)),
             "other_game_to_seeds": verdict_figures(by["test"], reverse),
             "scoring_s_per_question": round(per_q, 2),
         }
@@ -221,11 +231,11 @@ def print_report(r: dict[str, Any]) -> None:
         state = f"enabled, floor {fig['confidence']:.2f}" if fig["enabled"] else "DISABLED"
         print(f"\n{model}: {state}; scoring {fig['scoring_s_per_question']} s/question")
         print(
-            f"  {'split':8s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
+            f"  {'split':11s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
         )
         for s, f in fig["splits"].items():
             print(
-                f"  {s:8s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
+                f"  {s:11s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
                 f"{_pct(f['wrong']):>7s} {_pct(f['balanced_if_always']):>15s}"
             )
         for name in ("seeds_to_other_game", "other_game_to_seeds"):
@@ -238,7 +248,7 @@ def print_report(r: dict[str, Any]) -> None:
     if faq:
         print(f"\nFAQ literal answers (similarity >= {faq['min_similarity']}):")
         for s in VERDICT_SPLITS:
-            print(f"  {s:8s} {faq[s]['right']} right of {faq[s]['given']} given")
+            print(f"  {s:11s} {faq[s]['right']} right of {faq[s]['given']} given")
 
 
 def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
@@ -247,7 +257,7 @@ def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
     paths = []
     for model, fig in r["models"].items():
         path = folder / f"verdict-curve-{model}.png"
-        curves = {s: fig["curves"][s] for s in ("choose", "test", "cross")}
+        curves = {s: fig["curves"][s] for s in ("choose", "test", "cross", "cross-fresh")}
         save_verdict_curves(curves, f"{model} verdicts", path, MIN_PRECISION)
         paths.append(path)
     return paths
@@ -285,8 +295,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--charts", type=Path, default=Path("artifacts"), help="folder for the charts")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--features",
+        default=",".join(NAMES),
+        help=f"comma-separated features to fit on (an ablation); default all: {','.join(NAMES)}",
+    )
     args = ap.parse_args(argv)
-    r, cals, faq = report(args.models.split(","))
+    names = [n for n in args.features.split(",") if n]
+    unknown = sorted(set(names) - set(NAMES))
+    if unknown:
+        ap.error(f"unknown feature {unknown[0]!r}; known: {', '.join(NAMES)}")
+    r, cals, faq = report(args.models.split(","), names)
     print_report(r)
     charts = write_chart(r, args.charts)
     print("\nprecision/coverage charts: " + ", ".join(map(str, charts)))

@@ -14,7 +14,9 @@ places, and otherwise the answer is the quote ("The rule says: ..."):
    log-probability margin of " Yes" over " No" as the next token of a
    few-shot prompt holding the deciding rule sentences (``margin``), the
    same with no rule (``baseline``, the model's prior), a zero-shot
-   phrasing (``zero_shot``), and cues read off the text. A logistic model
+   phrasing (``zero_shot``), whether the rule supports "the answer is yes"
+   more than "the answer is no" (``claim``, contrastive), and cues read off
+   the text. A logistic model
    per LLM combines them (``python -m benchmarks calibrate``: fitted on the
    *fit* questions; the confidence floor chosen on *choose* as the lowest
    whose precision there is at least 90%). A model with no such floor gets
@@ -96,11 +98,20 @@ def yes_no_margin(llm: LLM, prompt: str) -> float | None:
     return margin
 
 
-def _margin(llm: LLM, template: str, evidence: str, question: str) -> float:
-    margin = yes_no_margin(llm, render(template, evidence=evidence, question=question))
+def _margin(llm: LLM, template: str, evidence: str, question: str, **fields: str) -> float:
+    margin = yes_no_margin(llm, render(template, evidence=evidence, question=question, **fields))
     if margin is None:
         raise _NoLogprobs
     return margin
+
+
+def _claim(llm: LLM, rule: str, question: str) -> float:
+    """Contrastive: how much more the rule is read as supporting "the answer is
+    yes" than "the answer is no". Both claims are judged with the same " Yes"
+    token, so a model's lean towards answering "Yes" cancels out of the
+    difference, which the plain margin keeps."""
+    yes = _margin(llm, "verdict_claim", rule, question, claim="yes")
+    return yes - _margin(llm, "verdict_claim", rule, question, claim="no")
 
 
 FeatureFn = Callable[[LLM, str, str], float]
@@ -109,6 +120,7 @@ FEATURES: dict[str, FeatureFn] = {
     "margin": lambda llm, rule, q: _margin(llm, "verdict", rule, q),
     "baseline": lambda llm, rule, q: _margin(llm, "verdict", NO_RULE, q),
     "zero_shot": lambda llm, rule, q: _margin(llm, "verdict_zero_shot", rule, q),
+    "claim": _claim,
     "neg_rule": lambda llm, rule, q: min(3, len(_NEG_RULE.findall(rule))) / 3,
     "neg_question": lambda llm, rule, q: 1.0 if _NEG_QUESTION.search(q) else 0.0,
 }

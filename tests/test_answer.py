@@ -353,6 +353,28 @@ def test_a_model_without_an_earned_verdict_is_never_asked_for_one(seeded_setting
         assert answer.answer.startswith(f"Likely {answer.verdict}.")
 
 
+class ClaimReader(FakeLLM):
+    """Reads a verdict_claim prompt the way a model that follows the rule would:
+    "Yes" (supported) for the claim "the answer is no", whatever the question."""
+
+    def next_token_logprobs(self, prompt: str, candidates: Any) -> dict[str, float]:
+        supported = prompt.rstrip().endswith("The answer is no.\nSupported:")
+        return {c: (-0.1 if (c.strip() == "Yes") == supported else -3.0) for c in candidates}
+
+
+def test_the_claim_feature_cancels_a_yes_lean_and_reads_the_claims() -> None:
+    from ruleslawyer.verdict import features
+
+    rule = ["A unit that fell back cannot shoot."]
+    q = "My unit fell back. Can it shoot?"
+    # A model that says "Yes" to everything supports both claims alike: 0.
+    assert features(FakeLLM(verdict="yes"), q, rule, ["claim"]) == {"claim": 0.0}
+    # The margin keeps that lean; the contrast does not.
+    assert features(FakeLLM(verdict="yes"), q, rule, ["margin"])["margin"] > 0
+    # One that supports "the answer is no" and not "yes": a negative contrast.
+    assert features(ClaimReader(), q, rule, ["claim"])["claim"] == pytest.approx(-5.8)
+
+
 def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
     """The rulebook's own "A: No" is the verdict when its question is the player's."""
     from ruleslawyer.service import RulesService

@@ -85,6 +85,10 @@ class StubHandler(BaseHTTPRequestHandler):
     def _chat(self, model: str, body: dict[str, Any]) -> None:
         if model == "strict" and "response_format" in body:
             return self._send(400, '{"error": "response_format is not supported"}')
+        if model == "pydantic" and body.get("response_format", {}).get("type") == "json_schema":
+            # llama-cpp-python's server: a request it cannot validate is an HTTP 500
+            detail = "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
+            return self._send(500, json.dumps({"error": {"message": detail}}))
         if model == "wrong-shape":
             return self._sse([json.dumps({"choices": "not a list"})])
         if not body.get("stream"):
@@ -193,10 +197,36 @@ def test_rejected_response_format_falls_back_silently(server: StubServer) -> Non
     llm = client(server, "strict")
     assert llm.complete(MESSAGES, max_tokens=32, json_schema=SCHEMA).strip() == REPLY
     sent = [r["body"] for r in server.requests if r["body"].get("model") == "strict"]
-    assert ["response_format" in b for b in sent] == [True, False]
+    assert [b.get("response_format", {}).get("type") for b in sent] == [
+        "json_schema",
+        "json_object",
+        None,
+    ]
     # Remembered: the next call does not ask again.
     llm.complete(MESSAGES, max_tokens=32, json_schema=SCHEMA)
     assert "response_format" not in last_request(server, "strict")["body"]
+
+
+def test_a_server_that_only_knows_json_object_gets_the_schema_that_way(
+    server: StubServer,
+) -> None:
+    """llama-cpp-python's server refuses "json_schema" (with an HTTP 500) and
+    constrains output to a schema given with "json_object"."""
+    llm = client(server, "pydantic")
+    assert llm.complete(MESSAGES, max_tokens=32, json_schema=SCHEMA).strip() == REPLY
+    llm.complete(MESSAGES, max_tokens=32, json_schema=SCHEMA)
+    sent = [
+        r["body"]["response_format"] for r in server.requests if r["body"]["model"] == "pydantic"
+    ]
+    assert [f["type"] for f in sent] == ["json_schema", "json_object", "json_object"]
+    assert sent[-1]["schema"] == SCHEMA
+
+
+def test_a_server_error_that_is_not_about_the_format_is_an_error(server: StubServer) -> None:
+    with pytest.raises(ModelError, match="500"):
+        client(server, "error500").complete(MESSAGES, max_tokens=32, json_schema=SCHEMA)
+    # not retried as if the format were refused
+    assert sum(r["body"]["model"] == "error500" for r in server.requests) == 1
 
 
 def test_server_that_ignores_stream_flag(server: StubServer) -> None:

@@ -18,8 +18,13 @@ usually ends in ``/v1``):
   answerability check is then skipped, never guessed.
 
 Trade-offs: JSON-schema output is asked for with ``response_format`` of type
-``json_schema``; servers that reject it with HTTP 400 are retried once without
-it and then never asked again (the caller verifies the output anyway).
+``json_schema`` (llama-server, vLLM, OpenAI); a server that refuses it is
+asked with ``json_object`` plus the schema (llama-cpp-python's server, which
+only knows that type, constrains the output to the schema), then with no
+format at all, and each refused kind is never asked for again (the caller
+verifies the output anyway). A refusal is HTTP 400 or 422, or a server error
+whose body names ``response_format`` (llama-cpp-python answers a request it
+cannot validate with HTTP 500).
 Timeouts are per network operation (connect, each read), not per request, so
 a long stream that keeps producing tokens is never cut off. ``httpx.Client``
 is thread-safe and the server queues requests itself, so no lock is taken.
@@ -49,6 +54,16 @@ def _one_line(text: str, limit: int = _BODY_EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+FORMAT_KINDS = ("json_schema", "json_object")
+
+
+def response_format(kind: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``response_format`` that asks for output matching ``schema``."""
+    if kind == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    return {"type": "json_object", "schema": schema}
+
+
 class OpenAIHTTPLLM(LLM):
     def __init__(
         self,
@@ -64,8 +79,8 @@ class OpenAIHTTPLLM(LLM):
         self.name = f"{model} @ {self.base_url}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout_s))
-        # Flipped off once a server has rejected response_format with HTTP 400.
-        self._response_format_ok = True
+        # The response_format kinds not yet refused by this server, best first.
+        self._formats = list(FORMAT_KINDS)
 
     def next_token_logprobs(
         self, prompt: str, candidates: Sequence[str]
@@ -140,19 +155,20 @@ class OpenAIHTTPLLM(LLM):
         }
         if stop:
             body["stop"] = list(stop)
-        wants_format = json_schema is not None and self._response_format_ok
-        if wants_format:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "answer", "schema": json_schema},
-            }
+        kinds = list(self._formats) if json_schema is not None else []
+        refused: list[str] = []
         with self._errors():
-            if (yield from self._chat(body, format_may_be_rejected=wants_format)):
-                return
-            del body["response_format"]
-            yield from self._chat(body, format_may_be_rejected=False)
-            # Only now is it certain that response_format was what the server refused.
-            self._response_format_ok = False
+            for kind in kinds:
+                body["response_format"] = response_format(kind, json_schema or {})
+                if (yield from self._chat(body, format_may_be_rejected=True)):
+                    break
+                refused.append(kind)
+            else:
+                body.pop("response_format", None)
+                yield from self._chat(body, format_may_be_rejected=False)
+            # Only now, a request having gone through, is it certain that the
+            # refused formats were what the server refused.
+            self._formats = [k for k in self._formats if k not in refused]
 
     def close(self) -> None:
         self._client.close()
@@ -161,13 +177,13 @@ class OpenAIHTTPLLM(LLM):
         self, body: dict[str, Any], *, format_may_be_rejected: bool
     ) -> Generator[str, None, bool]:
         """Stream one chat request; returns False, having yielded nothing,
-        when the server refuses it with HTTP 400 and that may be the
-        response_format's fault."""
+        when the server refuses it and that may be the response_format's fault."""
         url = f"{self.base_url}/chat/completions"
         with self._client.stream("POST", url, json=body) as response:
-            if format_may_be_rejected and response.status_code == 400:
+            if format_may_be_rejected and response.status_code >= 400:
                 response.read()
-                return False
+                if response.status_code in (400, 422) or "response_format" in response.text:
+                    return False
             self._raise_for_status(response)
             yield from self._read_chat_stream(response)
             return True

@@ -1,0 +1,50 @@
+"""The verdict calibration's decisions, on made-up rows (``benchmarks/calibrate.py``):
+a model is enabled only when *choose* shows 90% precision over enough verdicts,
+and ``--features`` fits on the named features alone."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from benchmarks.calibrate import MIN_PRECISION, MIN_VERDICTS, fit_model, main, verdict_figures
+
+
+def _rows(n: int, seed: int, *, signal: bool) -> list[dict[str, Any]]:
+    """Yes/no questions whose "claim" feature reads the gold answer when ``signal``
+    (and is noise otherwise); "margin" is always noise."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        gold = "yes" if i % 2 else "no"
+        sign = 1.0 if gold == "yes" else -1.0
+        claim = 4.0 * sign + rng.uniform(-1, 1) if signal else rng.uniform(-3, 3)
+        rows.append({"gold": gold, "features": {"claim": claim, "margin": rng.uniform(-3, 3)}})
+    return rows
+
+
+def test_a_feature_that_reads_the_answer_earns_verdicts_on_choose() -> None:
+    cal = fit_model(_rows(80, 1, signal=True), _rows(40, 2, signal=True), ["claim", "margin"])
+    assert cal.enabled
+    figures = verdict_figures(_rows(40, 3, signal=True), cal)
+    assert figures["precision"] >= MIN_PRECISION
+    assert figures["coverage"] * figures["n"] >= MIN_VERDICTS
+
+
+def test_noise_gets_no_verdicts_and_the_ablation_drops_the_signal() -> None:
+    fit, choose = _rows(80, 1, signal=True), _rows(40, 2, signal=True)
+    # margin alone is noise: no floor reaches 90% on choose, so no verdicts
+    cal = fit_model(fit, choose, ["margin"])
+    assert not cal.enabled and set(cal.weights) == {"margin"}
+    assert verdict_figures(choose, cal)["coverage"] == 0.0
+    # a signal that is noise on choose is not enabled by what it did on fit
+    assert not fit_model(fit, _rows(40, 2, signal=False), ["claim", "margin"]).enabled
+
+
+def test_an_unknown_feature_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as err:
+        main(["--features", "margin,telepathy"])
+    assert err.value.code == 2
+    assert "unknown feature 'telepathy'" in capsys.readouterr().err
