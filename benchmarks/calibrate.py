@@ -1,6 +1,6 @@
 """Fit each LLM's yes/no verdict on *fit*, choose its floor on *choose*, report on the rest.
 
-    python -m benchmarks calibrate [--models qwen2.5-0.5b,qwen2.5-1.5b] [--write]
+    python -m benchmarks calibrate [--models qwen2.5-0.5b,qwen2.5-1.5b,~/m/any.gguf] [--write]
                                    [--charts artifacts/] [--features margin,claim,...]
 
 For every yes/no question of every split, the real pipeline runs (game
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.answerable import entry_name, model_settings
 from benchmarks.common import fit_logistic, machine
 from benchmarks.splits import CORPORA, DATASETS, SPLITS, questions, service
 from ruleslawyer.evals import metrics as m
@@ -80,7 +81,8 @@ def _cache_key(model: str) -> str:
 
 def collect(model: str) -> list[dict[str, Any]]:
     """One row per yes/no question of every split: gold, features, FAQ match."""
-    cache = Path(".ruleslawyer") / "bench" / "calibration" / f"{model}-{_cache_key(model)}.json"
+    folder = Path(".ruleslawyer") / "bench" / "calibration"
+    cache = folder / f"{entry_name(model)}-{_cache_key(model)}.json"
     if cache.exists():
         rows: list[dict[str, Any]] = json.loads(cache.read_text(encoding="utf-8"))
         return rows
@@ -91,7 +93,7 @@ def collect(model: str) -> list[dict[str, Any]]:
             if item.expected_verdict not in ("yes", "no"):
                 continue
             if corpus not in services:
-                services[corpus] = service(corpus, llm="llama_cpp", default_model=model)
+                services[corpus] = service(corpus, **model_settings(model))
             svc = services[corpus]
             result = svc.search(item.question)
             answerer = svc.answerer()
@@ -191,8 +193,10 @@ def report(
     for model, rows in rows_by_model.items():
         by = {s: [r for r in rows if r["split"] == s] for s in VERDICT_SPLITS}
         cal = fit_model(by["fit"], by["choose"], names)
-        # the fit questions about the seed games only (not the fixture game)
-        other = {item.id for item, _ in questions("fit") if item.game == CORPORA["brass"].game}
+        # the fit questions about the seed games only (not the rulebooks written
+        # for the evals: Brass & Bayonet, Tidewater)
+        corpora_games = {c.game for c in CORPORA.values()}
+        other = {item.id for item, _ in questions("fit") if item.game in corpora_games}
         seeds_fit = [r for r in by["fit"] if r["id"] not in other]
         cross_cal = fit_model(seeds_fit, by["choose"], names)
         other_game = by["cross"] + by["cross-fresh"]
@@ -285,7 +289,7 @@ def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, 
             else f"{day}: disabled, no floor reached {MIN_PRECISION:.0%} precision on choose"
         )
         cal = Calibration(cal.enabled, cal.bias, cal.weights, cal.confidence, cal.precision, note)
-        lines.append(cal.to_toml(model))
+        lines.append(cal.to_toml(entry_name(model)))
     CALIBRATION_FILE.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -301,10 +305,13 @@ def main(argv: list[str] | None = None) -> None:
         help=f"comma-separated features to fit on (an ablation); default all: {','.join(NAMES)}",
     )
     args = ap.parse_args(argv)
-    names = [n for n in args.features.split(",") if n]
+    names = list(dict.fromkeys(n for n in args.features.split(",") if n))
     unknown = sorted(set(names) - set(NAMES))
     if unknown:
         ap.error(f"unknown feature {unknown[0]!r}; known: {', '.join(NAMES)}")
+    if args.write and set(names) != set(NAMES):
+        # an ablation is a measurement; what ships is fitted on every signal
+        ap.error("--write fits on every feature; leave out --features")
     r, cals, faq = report(args.models.split(","), names)
     print_report(r)
     charts = write_chart(r, args.charts)

@@ -43,8 +43,17 @@ def test_noise_gets_no_verdicts_and_the_ablation_drops_the_signal() -> None:
     assert not fit_model(fit, _rows(40, 2, signal=False), ["claim", "margin"]).enabled
 
 
-def test_an_unknown_feature_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_feature_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_run(*args: object) -> None:
+        raise AssertionError("the arguments were not checked before the models ran")
+
+    monkeypatch.setattr("benchmarks.calibrate.report", no_run)
     with pytest.raises(SystemExit) as err:
         main(["--features", "margin,telepathy"])
     assert err.value.code == 2
     assert "unknown feature 'telepathy'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--features", "margin", "--write"])
+    assert "--write" in capsys.readouterr().err

@@ -85,7 +85,8 @@ class StubHandler(BaseHTTPRequestHandler):
     def _chat(self, model: str, body: dict[str, Any]) -> None:
         if model == "strict" and "response_format" in body:
             return self._send(400, '{"error": "response_format is not supported"}')
-        if model == "pydantic" and body.get("response_format", {}).get("type") == "json_schema":
+        refuses_schema = body.get("response_format", {}).get("type") == "json_schema"
+        if model in ("pydantic", "pydantic-cut-off") and refuses_schema:
             # llama-cpp-python's server: a request it cannot validate is an HTTP 500
             detail = "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
             return self._send(500, json.dumps({"error": {"message": detail}}))
@@ -100,7 +101,7 @@ class StubHandler(BaseHTTPRequestHandler):
         for word in REPLY.split(" "):
             events.append(json.dumps({"choices": [{"delta": {"content": word + " "}}]}))
         events.append(json.dumps({"choices": [], "usage": {"completion_tokens": 13}}))
-        if model != "cut-off":
+        if model not in ("cut-off", "pydantic-cut-off"):
             events.append("[DONE]")
         self._sse(events)
 
@@ -222,11 +223,26 @@ def test_a_server_that_only_knows_json_object_gets_the_schema_that_way(
     assert sent[-1]["schema"] == SCHEMA
 
 
+def test_a_refused_format_is_remembered_even_when_the_stream_breaks_off(
+    server: StubServer,
+) -> None:
+    llm = client(server, "pydantic-cut-off")
+    for _ in range(2):
+        with pytest.raises(ModelError, match="early"):
+            llm.complete(MESSAGES, max_tokens=32, json_schema=SCHEMA)
+    sent = [r["body"] for r in server.requests if r["body"]["model"] == "pydantic-cut-off"]
+    assert [b["response_format"]["type"] for b in sent] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+    ]
+
+
 def test_a_server_error_that_is_not_about_the_format_is_an_error(server: StubServer) -> None:
+    before = len(server.requests)
     with pytest.raises(ModelError, match="500"):
         client(server, "error500").complete(MESSAGES, max_tokens=32, json_schema=SCHEMA)
-    # not retried as if the format were refused
-    assert sum(r["body"]["model"] == "error500" for r in server.requests) == 1
+    assert len(server.requests) == before + 1  # not retried as if the format were refused
 
 
 def test_server_that_ignores_stream_flag(server: StubServer) -> None:

@@ -157,24 +157,31 @@ class OpenAIHTTPLLM(LLM):
             body["stop"] = list(stop)
         kinds = list(self._formats) if json_schema is not None else []
         refused: list[str] = []
+
+        def accepted() -> None:
+            # Only once a request has gone through is it certain that the refused
+            # formats were what the server refused; remembered before the stream
+            # is read, so a stream cut off later does not forget them.
+            self._formats = [k for k in self._formats if k not in refused]
+
         with self._errors():
             for kind in kinds:
                 body["response_format"] = response_format(kind, json_schema or {})
-                if (yield from self._chat(body, format_may_be_rejected=True)):
-                    break
+                if (yield from self._chat(body, format_may_be_rejected=True, accepted=accepted)):
+                    return
                 refused.append(kind)
-            else:
-                body.pop("response_format", None)
-                yield from self._chat(body, format_may_be_rejected=False)
-            # Only now, a request having gone through, is it certain that the
-            # refused formats were what the server refused.
-            self._formats = [k for k in self._formats if k not in refused]
+            body.pop("response_format", None)
+            yield from self._chat(body, format_may_be_rejected=False, accepted=accepted)
 
     def close(self) -> None:
         self._client.close()
 
     def _chat(
-        self, body: dict[str, Any], *, format_may_be_rejected: bool
+        self,
+        body: dict[str, Any],
+        *,
+        format_may_be_rejected: bool,
+        accepted: Callable[[], None] = lambda: None,
     ) -> Generator[str, None, bool]:
         """Stream one chat request; returns False, having yielded nothing,
         when the server refuses it and that may be the response_format's fault."""
@@ -185,6 +192,7 @@ class OpenAIHTTPLLM(LLM):
                 if response.status_code in (400, 422) or "response_format" in response.text:
                     return False
             self._raise_for_status(response)
+            accepted()
             yield from self._read_chat_stream(response)
             return True
 
