@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -96,12 +96,20 @@ def qwen_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     path.unlink()  # 491 MB: do not leave it in the pytest temp dir
 
 
-def assert_reuse_matches_cold(path: Path) -> None:
-    cold = []
-    for prompt in PROMPTS:
+def cold_calls(
+    path: Path, score: Callable[[LlamaCppLLM, str], Any], inputs: list[str]
+) -> list[Any]:
+    """``score`` of each input, each by a model loaded fresh for it (no cache)."""
+    out = []
+    for text in inputs:
         fresh = LlamaCppLLM(path)
-        cold.append(fresh.next_token_logprobs(prompt, CANDIDATES))
+        out.append(score(fresh, text))
         fresh.close()
+    return out
+
+
+def assert_reuse_matches_cold(path: Path) -> None:
+    cold = cold_calls(path, lambda llm, p: llm.next_token_logprobs(p, CANDIDATES), PROMPTS)
     warm = LlamaCppLLM(path)
     for i in [0, 1, 2, 0, 2, 1, 1]:
         scores = warm.next_token_logprobs(PROMPTS[i], CANDIDATES)
@@ -173,11 +181,7 @@ def test_continuation_logprobs_are_the_models_own_next_token_scores(smol: LlamaC
 def test_continuation_logprobs_reuse_the_prompt_and_give_cold_numbers(smol_path: Path) -> None:
     prompt = FEW_SHOT + "\nRule: A unit that Advanced cannot shoot.\n\nQuestion:"
     asks = [" My unit advanced, can it shoot?", " Can a unit that advanced still shoot later?"]
-    cold = []
-    for ask in asks:
-        fresh = LlamaCppLLM(smol_path)
-        cold.append(fresh.continuation_logprobs(prompt, ask))
-        fresh.close()
+    cold = cold_calls(smol_path, lambda llm, ask: llm.continuation_logprobs(prompt, ask), asks)
     warm = LlamaCppLLM(smol_path)
     for i in [0, 1, 0]:
         assert warm.continuation_logprobs(prompt, asks[i]) == cold[i]

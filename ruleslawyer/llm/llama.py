@@ -91,6 +91,13 @@ def check_gguf_file(path: Path) -> None:
         )
 
 
+def _log_norm(logits: np.ndarray) -> float:
+    """log(sum(exp(logits))), computed stably: a token's log-probability is its
+    logit minus this."""
+    peak = float(logits.max())
+    return peak + math.log(float(np.exp(logits - peak).sum()))
+
+
 class LlamaCppLLM(LLM):
     def __init__(
         self,
@@ -162,8 +169,7 @@ class LlamaCppLLM(LLM):
             "generated_tokens": 0,
             "generate_ms": 0.0,
         }
-        peak = float(logits.max())
-        log_norm = peak + math.log(float(np.exp(logits - peak).sum()))
+        log_norm = _log_norm(logits)
         return {c: float(logits[t]) - log_norm for c, t in first_tokens.items()}
 
     def continuation_logprobs(self, prompt: str, continuation: str) -> list[float]:
@@ -202,8 +208,7 @@ class LlamaCppLLM(LLM):
                 for i, token in enumerate(tail):
                     pointer = llama_cpp.llama_get_logits_ith(llama.ctx, i)
                     logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
-                    peak = float(logits.max())
-                    out.append(float(logits[token]) - peak - math.log(np.exp(logits - peak).sum()))
+                    out.append(float(logits[token]) - _log_norm(logits))
                 elapsed_ms = (time.perf_counter() - started) * 1000
             except ModelError:
                 raise
