@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import DEV, items, machine
+from ruleslawyer.verdict import is_yes_no
 
 # name -> environment overrides (an empty value removes the variable)
 VARIANTS: dict[str, dict[str, str]] = {
@@ -33,7 +34,9 @@ VARIANTS: dict[str, dict[str, str]] = {
 
 
 def _batch_file(n: int) -> Path:
-    qs = [q for q in items(DEV) if not q.unanswerable][:n]
+    # Open questions: the model explains those, while a yes/no question with no
+    # earnable verdict is answered from the quotes alone and contends for nothing.
+    qs = [q for q in items(DEV) if not q.unanswerable and not is_yes_no(q.question)][:n]
     path = Path(tempfile.mkdtemp(prefix="rl-contention-")) / "questions.jsonl"
     path.write_text(
         "".join(json.dumps({"id": q.id, "question": q.question}) + "\n" for q in qs),

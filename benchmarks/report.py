@@ -35,6 +35,7 @@ ROWS = (
     ("citations_invalid", "invalid citations"),
     ("fully_correct_rate", "fully correct"),
     ("latency_p50_ms", "latency p50 ms"),
+    ("latency_open_p50_ms", "p50 ms, open answered"),
 )
 
 

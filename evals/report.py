@@ -55,10 +55,11 @@ METRIC_LABELS: dict[str, str] = {
     "fully_correct_rate": "fully correct",
     "latency_p50_ms": "latency p50 ms",
     "latency_p95_ms": "latency p95 ms",
+    "latency_open_p50_ms": "latency p50 ms, open answered",
 }
 
 _COUNTS = {"n", "answerable", "unanswerable", "errors", "citations_total", "citations_invalid"}
-_MS = {"latency_p50_ms", "latency_p95_ms"}
+_MS = {"latency_p50_ms", "latency_p95_ms", "latency_open_p50_ms"}
 LOWER_IS_BETTER = frozenset(
     {
         "errors",

@@ -40,6 +40,7 @@ from ruleslawyer.errors import RulesLawyerError
 from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.dataset import EvalItem
 from ruleslawyer.records import Answer, RuleUnit
+from ruleslawyer.verdict import is_yes_no
 
 REPORT_FORMAT = 1
 OVERALL = "overall"
@@ -150,6 +151,9 @@ class Metrics:
     fully_correct_rate: float | None
     latency_p50_ms: float | None
     latency_p95_ms: float | None
+    # Open questions answered: the ones the model explains, so the wait for an
+    # explanation (a yes/no question with no earnable verdict takes no model call).
+    latency_open_p50_ms: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -357,6 +361,14 @@ def compute_metrics(results: Sequence[QuestionResult]) -> Metrics:
         fully_correct_rate=_rate([r.fully_correct for r in results]),
         latency_p50_ms=m.percentile(latencies, 50),
         latency_p95_ms=m.percentile(latencies, 95),
+        latency_open_p50_ms=m.percentile(
+            [
+                r.latency_ms
+                for r in results
+                if not r.abstained and not r.error and not is_yes_no(r.question)
+            ],
+            50,
+        ),
     )
 
 

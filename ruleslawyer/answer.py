@@ -10,7 +10,10 @@ judge for themselves. On top of that, and only where earned:
   before it is shown: its quote must be a verbatim span of that rule, it may
   mention no rule number that was not retrieved, and it may not open with a
   yes/no that contradicts the verdict. A failed check drops the explanation
-  (with a note) and the answer falls back to the evidence-only form.
+  (with a note) and the answer falls back to the evidence-only form. A
+  yes/no question gets one only when a verdict can be earned (an FAQ answer,
+  or a model whose calibration is enabled): otherwise anything the model
+  says about it is a verdict nobody measured, so the quote is the answer.
 
 When retrieval found nothing relevant the answer says the loaded rules do
 not cover the question and lists the closest rules instead. With a model
@@ -149,15 +152,6 @@ class Answerer:
         citations = [Citation(ev.unit, ev.quote) for ev in evidence]
         yes_no = is_yes_no(question)
 
-        # The explanation is generated first: its prompt does not need the
-        # verdict, so the player sees words ~0.8 s sooner (the verdict's two
-        # scoring passes run after it); it is checked against the verdict below.
-        raw, gen_note = "", ""
-        t2 = time.perf_counter()
-        if llm is not None and opts.generate:
-            raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
-        timings["generate"] = _ms(t2)
-
         verdict: Verdict = "quote" if yes_no else "answer"
         confidence: float | None = None
         p_yes: float | None = None
@@ -167,6 +161,23 @@ class Answerer:
             book = self._faq_verdict(question, evidence[0])
             if book is not None:
                 verdict, confidence, source = book, 1.0, "faq"
+        faq_ms = _ms(t1)  # counted with the verdict
+
+        # The explanation is generated before the model's verdict: its prompt
+        # does not need the verdict, so the player sees words ~0.8 s sooner (the
+        # verdict's scoring passes run after it); it is checked against the
+        # verdict below. A yes/no question that can earn no verdict gets no
+        # explanation: whatever it says about the question is a verdict in prose
+        # (measured on the fit and choose questions, the verifier dropped 96-100%
+        # of them for opening with one), so it would cost seconds for nothing.
+        raw, gen_note = "", ""
+        t2 = time.perf_counter()
+        earnable = not yes_no or bool(source) or (llm is not None and self.calibration.enabled)
+        if llm is not None and opts.generate and earnable:
+            raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
+        timings["generate"] = _ms(t2)
+
+        t1 = time.perf_counter()
         if yes_no and not source and llm is not None and self.calibration.enabled:
             try:
                 f = features(
@@ -183,7 +194,7 @@ class Answerer:
                 source = "model" if verdict != "quote" else ""
             elif llm is not None:
                 notes.append("no verdict: this model backend gives no log-probabilities")
-        timings["verdict"] = _ms(t1)
+        timings["verdict"] = faq_ms + _ms(t1)
 
         explanation = ""
         if gen_note:

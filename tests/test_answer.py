@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -164,7 +165,10 @@ def test_fake_llm_explanation_streams_and_is_verified(seeded_settings) -> None:
     )
     service = RulesService(seeded_settings, llm=llm)
     pieces: list[str] = []
-    answer = service.ask("Can a battle-shocked unit start an action?", on_text=pieces.append)
+    answer = service.ask(
+        "What happens when a battle-shocked unit wants to start an action?",
+        on_text=pieces.append,
+    )
     assert "".join(pieces).startswith("A battle-shocked unit cannot")
     assert "cannot start an action" in answer.answer
     check_citations(service, answer)
@@ -324,13 +328,44 @@ def test_generation_cut_at_the_token_limit_is_dropped_with_a_note(seeded_setting
 class CountingLLM(FakeLLM):
     """The fake model, counting the scoring passes it is asked for."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, responses: list[str] | None = None) -> None:
+        super().__init__(responses=responses)
         self.scored = 0
+        self.streamed = 0
 
     def next_token_logprobs(self, prompt: str, candidates: Any) -> dict[str, float]:
         self.scored += 1
         return super().next_token_logprobs(prompt, candidates)
+
+    def stream(self, messages: Any, **kw: Any) -> Iterator[str]:
+        self.streamed += 1
+        yield from super().stream(messages, **kw)
+
+
+def test_a_yes_no_question_gets_an_explanation_only_where_a_verdict_can_be_earned(
+    seeded_settings,
+) -> None:
+    """With no earnable verdict, an explanation of a yes/no question is a verdict in
+    prose: it is not generated at all, and the quote is the whole answer."""
+    from ruleslawyer.service import RulesService
+
+    reply = json.dumps(
+        {"answer": "A battle-shocked unit cannot start an action at all.", "rule_id": "16.01"}
+    )
+    question = "Can a battle-shocked unit start an action?"
+    llm = CountingLLM(responses=[reply])
+    off = RulesService(seeded_settings, llm=llm, calibration=Calibration(enabled=False))
+    answer = off.ask(question)
+    assert llm.streamed == 0
+    assert answer.answer.startswith("The rule says:") and "at all" not in answer.answer
+    assert answer.citations[0].unit.rule_id == "16.01"
+    # An open question still gets one.
+    off.ask("What happens when a battle-shocked unit wants to start an action?")
+    assert llm.streamed == 1
+    # A model whose calibration is enabled may earn the verdict: it is generated.
+    enabled = Calibration(enabled=True, weights={"margin": 1.0})
+    RulesService(seeded_settings, llm=llm, calibration=enabled).ask(question)
+    assert llm.streamed == 2
 
 
 def test_a_model_without_an_earned_verdict_is_never_asked_for_one(seeded_settings) -> None:

@@ -320,6 +320,27 @@ def test_run_eval_overall_metrics(report: EvalReport) -> None:
     latencies = [r.latency_ms for r in report.results]
     assert o.latency_p50_ms == m.percentile(latencies, 50)
     assert o.latency_p95_ms == m.percentile(latencies, 95)
+    # the wait for an explanation: answered (q1, q2, q3, q6), not turned away or failed
+    by_id = {r.id: r.latency_ms for r in report.results}
+    answered = [by_id[i] for i in ("q1", "q2", "q3", "q6")]
+    assert o.latency_open_p50_ms == m.percentile(answered, 50)
+
+
+def test_the_open_question_latency_leaves_out_yes_no_questions(report: EvalReport) -> None:
+    from dataclasses import replace
+
+    from ruleslawyer.evals.runner import compute_metrics
+
+    results = [
+        replace(r, question="Can a unit shoot after it advanced?", latency_ms=1e6)
+        if r.id == "q1"
+        else r
+        for r in report.results
+    ]
+    by_id = {r.id: r.latency_ms for r in results}
+    got = compute_metrics(results)
+    assert got.latency_open_p50_ms == m.percentile([by_id[i] for i in ("q2", "q3", "q6")], 50)
+    assert got.latency_p50_ms == m.percentile([r.latency_ms for r in results], 50)
 
 
 def test_run_eval_per_game_metrics(report: EvalReport) -> None:
