@@ -168,7 +168,7 @@ class Answerer:
         # verdict's scoring passes run after it); it is checked against the
         # verdict below. A yes/no question that can earn no verdict gets no
         # explanation: whatever it says about the question is a verdict in prose
-        # (measured on the fit and choose questions, the verifier dropped 96-100%
+        # (measured on the fit and choose questions, the verifier dropped 96-97%
         # of them for opening with one), so it would cost seconds for nothing.
         raw, gen_note = "", ""
         t2 = time.perf_counter()

@@ -371,7 +371,11 @@ class Server:
             )
         service.warm_up()
         if warm_up:  # and run every step once, so the first visitor is warm
-            service.ask("Can a unit move?")
+            # An open question: a yes/no one with no earnable verdict makes no
+            # model call, so it would leave generation (and the cached system
+            # prompt) cold. Turned away by an index that does not cover it, it
+            # still warms retrieval.
+            service.ask("How does a unit move?")
         self.idle_s = idle_s
         token = secrets.token_urlsafe(24)
         try:

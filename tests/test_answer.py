@@ -415,7 +415,8 @@ def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
     from ruleslawyer.service import RulesService
     from ruleslawyer.verdict import FaqMatch
 
-    service = RulesService(seeded_settings, calibration=Calibration(enabled=False))
+    llm = CountingLLM()
+    service = RulesService(seeded_settings, llm=llm, calibration=Calibration(enabled=False))
     service.answerer().faq_match = FaqMatch(min_similarity=0.8)
     asked = service.ask(
         "Can a unit embark within a TRANSPORT after making a scout move?", game="40k"
@@ -423,5 +424,7 @@ def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
     assert asked.citations[0].unit.rule_id == "FAQ 5"
     assert (asked.verdict, asked.verdict_source) == ("no", "faq")
     assert asked.answer.startswith("No.")
+    assert llm.streamed == 1  # the book's verdict was earned: it may be explained
     other = service.ask("Can a unit that made a scout move still shoot this turn?", game="40k")
     assert other.verdict_source != "faq"
+    assert llm.streamed == 1  # no verdict to earn: the quote, no generation

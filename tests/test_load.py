@@ -60,9 +60,9 @@ MAX_RSS_GROWTH_MB = 150.0
 SAMPLE_EVERY_S = 0.5
 
 # 40k, AoS and Warmachine (the first is the page's own example, the rest are
-# from evals/datasets/dev.jsonl): yes/no questions (a verdict scored by the
-# model, then an explanation generated), open ones (an explanation only) and
-# one the rules do not cover (no model call at all).
+# from evals/datasets/dev.jsonl): yes/no questions (the quote, with no model
+# call while no verdict can be earned), open ones (an explanation generated)
+# and one the rules do not cover (no model call at all).
 QUESTIONS = [
     "Can a battle-shocked unit start an action?",
     "How many attack dice do I gather for a [BLAST 2] weapon with A3 that targets a unit of 12 models?",
