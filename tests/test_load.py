@@ -401,6 +401,7 @@ def test_eight_clients_for_two_minutes(served: Server) -> None:
         "latency_p50_s": round(percentile(result.latencies_s, 0.50), 2),
         "latency_p95_s": round(percentile(result.latencies_s, 0.95), 2),
         "single_client_median_s": round(statistics.median(reference_s), 2),
+        "single_client_mean_s": round(statistics.mean(reference_s[1:] or reference_s), 2),
         "rss_warm_mb": round(warm_rss, 1),
         "rss_peak_mb": round(peak_rss, 1),
         "rss_growth_mb": round(peak_rss - warm_rss, 1),
@@ -432,10 +433,13 @@ def test_eight_clients_for_two_minutes(served: Server) -> None:
         "single-client answer, e.g.:\n" + "\n".join(result.mismatches[:3])
     )
     # Answers go through the model one at a time, so 8 clients share about the
-    # single-client pace (the median, as the first answer pays for cold caches)
-    # over the load phase, which includes draining the queue after the
-    # deadline; half of it allows for overhead and a busy machine.
-    expected = (load_end - load_start) / statistics.median(reference_s)
+    # single-client pace over the load phase, which includes draining the queue
+    # after the deadline; half of it allows for overhead and a busy machine.
+    # The pace is the mean over the questions, as the clients ask them in
+    # rotation: a yes/no question with no earnable verdict makes no model call,
+    # so the times are bimodal (~0.05 s and ~3 s) and a median would pick one
+    # side. The first answer pays for cold caches and is left out.
+    expected = (load_end - load_start) / statistics.mean(reference_s[1:] or reference_s)
     assert result.requests >= max(CLIENTS, int(0.5 * expected)), (
         f"only {result.requests} requests in {load_end - load_start:.0f} s "
         f"(the single-client pace would give ~{expected:.0f})"
