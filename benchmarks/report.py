@@ -1,6 +1,7 @@
 """The answer-quality figures on every split, and across corpora and formats.
 
-    python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,long]
+    python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
+                                          test-fresh,cross-fresh2,long]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
@@ -72,16 +73,19 @@ def _cell(value: Any) -> str:
 
 def print_table(reports: dict[str, EvalReport]) -> None:
     names = list(reports)
-    print(f"{'':26s}" + "".join(f"{n:>12s}" for n in names))
-    print(f"{'questions':26s}" + "".join(f"{reports[n].metrics[OVERALL].n:>12d}" for n in names))
+    print(f"{'':26s}" + "".join(f" {n:>12s}" for n in names))
+    print(f"{'questions':26s}" + "".join(f" {reports[n].metrics[OVERALL].n:>12d}" for n in names))
     for key, label in ROWS:
         cells = [_cell(getattr(reports[n].metrics[OVERALL], key, None)) for n in names]
-        print(f"{label:26s}" + "".join(f"{c:>12s}" for c in cells))
+        print(f"{label:26s}" + "".join(f" {c:>12s}" for c in cells))
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks report", description=__doc__)
-    ap.add_argument("--splits", default="fit,choose,test,cross,cross-html,cross-fresh,long")
+    ap.add_argument(
+        "--splits",
+        default="fit,choose,test,cross,cross-html,cross-fresh,test-fresh,cross-fresh2,long",
+    )
     ap.add_argument("--no-llm", action="store_true")
     ap.add_argument("--default-model")
     ap.add_argument("--model", type=Path)

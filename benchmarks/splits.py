@@ -22,6 +22,12 @@ read from ``../shared/corpora``), which nothing is ever fitted or chosen on:
   *cross* had been looked at too often to count as unseen (its failures
   are discussed in the README); nothing was run on them before they were
   final;
+- test-fresh and cross-fresh2: new questions about the seeds and about
+  Skirmishers, written from the rules by helper sessions that never ran the
+  pipeline (and checked by two more that read only the rules), once *test*,
+  *cross* and *cross-fresh* had all been looked at; most of their
+  unanswerable questions are near misses. Nothing was run on them before
+  they were final;
 - long: questions about "Delvers of the Deep", a rulebook of long sections
   (1,600-3,800 characters each) written for the evals after the tuning was
   fixed: a second rulebook nothing was fitted or chosen on. (Fitting on it
@@ -96,6 +102,8 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cross": (("skirmishers.jsonl", "skirmishers-pdf"),),
     "cross-html": (("skirmishers.jsonl", "skirmishers-html"),),
     "cross-fresh": (("skirmishers-fresh.jsonl", "skirmishers-pdf"),),
+    "test-fresh": (("test-fresh.jsonl", "brass"),),
+    "cross-fresh2": (("skirmishers-fresh2.jsonl", "skirmishers-pdf"),),
     "long": (("delvers.jsonl", "delvers"),),
 }
 

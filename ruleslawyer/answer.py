@@ -156,12 +156,15 @@ class Answerer:
         confidence: float | None = None
         p_yes: float | None = None
         source = ""
-        t1 = time.perf_counter()
+        t_faq = time.perf_counter()
         if yes_no and evidence:
             book = self._faq_verdict(question, evidence[0])
             if book is not None:
                 verdict, confidence, source = book, 1.0, "faq"
-        faq_ms = _ms(t1)  # counted with the verdict
+        faq_ms = _ms(t_faq)  # counted with the verdict
+        # A model verdict is possible only where its calibration found an
+        # operating point on unseen questions (no shipped model's did).
+        calibrated = llm is not None and self.calibration.enabled
 
         # The explanation is generated before the model's verdict: its prompt
         # does not need the verdict, so the player sees words ~0.8 s sooner (the
@@ -172,13 +175,13 @@ class Answerer:
         # of them for opening with one), so it would cost seconds for nothing.
         raw, gen_note = "", ""
         t2 = time.perf_counter()
-        earnable = not yes_no or bool(source) or (llm is not None and self.calibration.enabled)
+        earnable = not yes_no or bool(source) or calibrated
         if llm is not None and opts.generate and earnable:
             raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
         timings["generate"] = _ms(t2)
 
-        t1 = time.perf_counter()
-        if yes_no and not source and llm is not None and self.calibration.enabled:
+        t_verdict = time.perf_counter()
+        if yes_no and not source and calibrated and llm is not None:
             try:
                 f = features(
                     llm, question, [ev.quote for ev in evidence[:2]], self.calibration.needed
@@ -194,7 +197,7 @@ class Answerer:
                 source = "model" if verdict != "quote" else ""
             elif llm is not None:
                 notes.append("no verdict: this model backend gives no log-probabilities")
-        timings["verdict"] = faq_ms + _ms(t1)
+        timings["verdict"] = faq_ms + _ms(t_verdict)
 
         explanation = ""
         if gen_note:

@@ -205,6 +205,7 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("tidewater-choose.jsonl", "tidewater", "evals/corpora/tidewater/*.md"),
         ("skirmishers.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("skirmishers-fresh.jsonl", "skirmishers", SKIRMISHERS_PDF),
+        ("skirmishers-fresh2.jsonl", "skirmishers", SKIRMISHERS_PDF),
     ],
 )
 def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | Path) -> None:
