@@ -12,12 +12,13 @@ is recorded (cached per model, prompts, code and dataset). Then, per model:
    *choose* is at least ``MIN_PRECISION`` over at least ``MIN_VERDICTS``
    verdicts; a model with no such point is disabled (no verdicts, no scoring
    passes);
-3. figures are reported on *test*, *cross* and *cross-fresh* (another
-   game's rulebook), never used above: coverage, precision, wrong yes/no
+3. figures are reported on *test*, *test-fresh* (seed games), *cross*,
+   *cross-fresh* and *cross-fresh2* (another game's rulebook), never used
+   above: coverage, precision, wrong yes/no
    rate, and the balanced accuracy a verdict on every question would get;
 4. cross-corpus: refitted on the seed games' questions alone and tested on
-   the other game's (cross and cross-fresh), and the reverse (fitted on the
-   other game's, tested on the seed test questions).
+   the other game's (its three sets), and the reverse (fitted on the other
+   game's, tested on the seed test and test-fresh questions).
 
 ``--features a,b`` fits on those features only, from the same cached rows:
 how an experiment's feature is judged against the incumbent ones.
@@ -59,7 +60,9 @@ MIN_PRECISION = 0.9
 MIN_VERDICTS = 10  # fewer verdicts at 90% on choose is luck, not precision
 CONFIDENCES = [round(c, 2) for c in np.arange(0.5, 1.0, 0.01)]
 NAMES = list(FEATURES)
-VERDICT_SPLITS = ("fit", "choose", "test", "cross", "cross-fresh")
+VERDICT_SPLITS = ("fit", "choose", "test", "cross", "cross-fresh", "test-fresh", "cross-fresh2")
+UNSEEN_SEEDS = ("test", "test-fresh")
+UNSEEN_OTHER_GAME = ("cross", "cross-fresh", "cross-fresh2")
 
 
 def _cache_key(model: str) -> str:
@@ -199,7 +202,7 @@ def report(
         other = {item.id for item, _ in questions("fit") if item.game in corpora_games}
         seeds_fit = [r for r in by["fit"] if r["id"] not in other]
         cross_cal = fit_model(seeds_fit, by["choose"], names)
-        other_game = by["cross"] + by["cross-fresh"]
+        other_game = [r for s in UNSEEN_OTHER_GAME for r in by[s]]
         rb, rw = fit_logistic(_x(other_game, names), _y(other_game), l2=0.5)
         reverse = Calibration(True, rb, dict(zip(names, rw, strict=True)), 0.5)
         always = Calibration(True, cal.bias, cal.weights, 0.5)
@@ -211,7 +214,9 @@ def report(
             "splits": {s: verdict_figures(by[s], cal) for s in VERDICT_SPLITS},
             "curves": {s: curve(by[s], always) for s in VERDICT_SPLITS},
             "seeds_to_other_game": verdict_figures(other_game, replace(cross_cal, enabled=True)),
-            "other_game_to_seeds": verdict_figures(by["test"], reverse),
+            "other_game_to_seeds": verdict_figures(
+                [r for s in UNSEEN_SEEDS for r in by[s]], reverse
+            ),
             "scoring_s_per_question": round(per_q, 2),
         }
         cals[model] = cal
@@ -235,11 +240,11 @@ def print_report(r: dict[str, Any]) -> None:
         state = f"enabled, floor {fig['confidence']:.2f}" if fig["enabled"] else "DISABLED"
         print(f"\n{model}: {state}; scoring {fig['scoring_s_per_question']} s/question")
         print(
-            f"  {'split':11s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
+            f"  {'split':12s} {'n':>4s} {'coverage':>9s} {'precision':>10s} {'wrong':>7s} {'bal. if always':>15s}"
         )
         for s, f in fig["splits"].items():
             print(
-                f"  {s:11s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
+                f"  {s:12s} {f['n']:4d} {_pct(f['coverage']):>9s} {_pct(f['precision']):>10s} "
                 f"{_pct(f['wrong']):>7s} {_pct(f['balanced_if_always']):>15s}"
             )
         for name in ("seeds_to_other_game", "other_game_to_seeds"):
@@ -252,7 +257,7 @@ def print_report(r: dict[str, Any]) -> None:
     if faq:
         print(f"\nFAQ literal answers (similarity >= {faq['min_similarity']}):")
         for s in VERDICT_SPLITS:
-            print(f"  {s:11s} {faq[s]['right']} right of {faq[s]['given']} given")
+            print(f"  {s:12s} {faq[s]['right']} right of {faq[s]['given']} given")
 
 
 def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
@@ -261,7 +266,7 @@ def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
     paths = []
     for model, fig in r["models"].items():
         path = folder / f"verdict-curve-{model}.png"
-        curves = {s: fig["curves"][s] for s in ("choose", "test", "cross", "cross-fresh")}
+        curves = {s: fig["curves"][s] for s in ("choose", *UNSEEN_SEEDS, *UNSEEN_OTHER_GAME)}
         save_verdict_curves(curves, f"{model} verdicts", path, MIN_PRECISION)
         paths.append(path)
     return paths

@@ -7,8 +7,8 @@
 
 Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
-own metrics. *test* and *cross* are the figures to quote: nothing was
-fitted or chosen on them. The CPU model is printed with the latencies.
+own metrics. All but *fit* and *choose* are the figures to quote (*test*,
+*cross*, the fresh sets, *long*): nothing was fitted or chosen on them. The CPU model is printed with the latencies.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The question splits and the rulebook corpora they are answered from.
 
 Every tuned number is fitted on *fit*, its operating point chosen on
-*choose*, and reported on *test* and on *cross* (a second game's rulebook,
-read from ``../shared/corpora``), which nothing is ever fitted or chosen on:
+*choose*, and reported on the unseen splits (*test*, *cross* on a second
+game's rulebook read from ``../shared/corpora``, the fresh sets and
+*long*), which nothing is ever fitted or chosen on:
 
 - fit: the dev questions about the seeds, questions about a small
   heading-structured Markdown rulebook written for the tests (so nothing
@@ -25,8 +26,8 @@ read from ``../shared/corpora``), which nothing is ever fitted or chosen on:
 - test-fresh and cross-fresh2: new questions about the seeds and about
   Skirmishers, written from the rules by helper sessions that never ran the
   pipeline (and checked by two more that read only the rules), once *test*,
-  *cross* and *cross-fresh* had all been looked at; most of their
-  unanswerable questions are near misses. Nothing was run on them before
+  *cross* and *cross-fresh* had all been looked at; their unanswerable
+  questions are near misses (all but one of the 26). Nothing was run on them before
   they were final;
 - long: questions about "Delvers of the Deep", a rulebook of long sections
   (1,600-3,800 characters each) written for the evals after the tuning was

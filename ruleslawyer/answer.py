@@ -162,8 +162,8 @@ class Answerer:
             if book is not None:
                 verdict, confidence, source = book, 1.0, "faq"
         faq_ms = _ms(t_faq)  # counted with the verdict
-        # A model verdict is possible only where its calibration found an
-        # operating point on unseen questions (no shipped model's did).
+        # A model verdict is possible only where calibration found an operating
+        # point (chosen on *choose*, reported on unseen splits; no shipped model's).
         calibrated = llm is not None and self.calibration.enabled
 
         # The explanation is generated before the model's verdict: its prompt
@@ -174,14 +174,14 @@ class Answerer:
         # (measured on the fit and choose questions, the verifier dropped 96-97%
         # of them for opening with one), so it would cost seconds for nothing.
         raw, gen_note = "", ""
-        t2 = time.perf_counter()
+        t_generate = time.perf_counter()
         earnable = not yes_no or bool(source) or calibrated
         if llm is not None and opts.generate and earnable:
             raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
-        timings["generate"] = _ms(t2)
+        timings["generate"] = _ms(t_generate)
 
         t_verdict = time.perf_counter()
-        if yes_no and not source and calibrated and llm is not None:
+        if yes_no and not source and calibrated and llm is not None:  # (narrows llm)
             try:
                 f = features(
                     llm, question, [ev.quote for ev in evidence[:2]], self.calibration.needed
