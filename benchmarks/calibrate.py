@@ -272,8 +272,20 @@ def write_chart(r: dict[str, Any], folder: Path) -> list[Path]:
     return paths
 
 
-def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, Any]) -> None:
+def write_calibration(
+    cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, Any], path: Path = CALIBRATION_FILE
+) -> None:
+    """Write this run's models (and the FAQ match) to ``path``, keeping the entries
+    of models this run did not measure: calibrating one model must not wipe another's."""
+    import tomllib
+
     day = time.strftime("%Y-%m-%d")
+    ours = {entry_name(m) for m in cals}
+    kept = []
+    if path.exists():
+        for name in tomllib.loads(path.read_text(encoding="utf-8")).get("models", {}):
+            if name not in ours:
+                kept.append(Calibration.for_model(name, path).to_toml(name))
     lines = [
         "# Written by `python -m benchmarks calibrate --write`; see ruleslawyer/verdict.py.",
         "# Fitted on the fit split, floors chosen on choose; test/cross figures in the README.",
@@ -282,6 +294,7 @@ def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, 
         f"min_similarity = {faq.min_similarity!r}",
         f'measured = "{day}: {faq.measured}"',
         "",
+        *kept,
     ]
     for model, cal in cals.items():
         f = r["models"][model]["splits"]
@@ -295,7 +308,7 @@ def write_calibration(cals: dict[str, Calibration], faq: FaqMatch, r: dict[str, 
         )
         cal = Calibration(cal.enabled, cal.bias, cal.weights, cal.confidence, cal.precision, note)
         lines.append(cal.to_toml(entry_name(model)))
-    CALIBRATION_FILE.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,11 +5,20 @@ and ``--features`` fits on the named features alone."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks.calibrate import MIN_PRECISION, MIN_VERDICTS, fit_model, main, verdict_figures
+from benchmarks.calibrate import (
+    MIN_PRECISION,
+    MIN_VERDICTS,
+    fit_model,
+    main,
+    verdict_figures,
+    write_calibration,
+)
+from ruleslawyer.verdict import Calibration, FaqMatch
 
 
 def _rows(n: int, seed: int, *, signal: bool) -> list[dict[str, Any]]:
@@ -57,3 +66,21 @@ def test_an_unknown_feature_is_refused(
     with pytest.raises(SystemExit):
         main(["--features", "margin", "--write"])
     assert "--write" in capsys.readouterr().err
+
+
+def test_writing_one_model_keeps_the_other_models_entries(tmp_path: Path) -> None:
+    """``calibrate --models A --write`` rewrites A and the FAQ match, and keeps B as it was."""
+    path = tmp_path / "calibration.toml"
+    old_b = Calibration(False, -0.5, {"margin": 0.4}, 0.5, None, "2026-11-30: disabled")
+    path.write_text(
+        Calibration(True, 9.0, {"margin": 9.0}, 0.9).to_toml("model-a") + old_b.to_toml("model-b"),
+        encoding="utf-8",
+    )
+    new_a = Calibration(False, 0.25, {"claim": 1.5}, 0.5)
+    figures = {"models": {"model-a": {"splits": {}}}}
+    write_calibration({"model-a": new_a}, FaqMatch(0.7, "fit: 5 right"), figures, path)
+
+    a, b = Calibration.for_model("model-a", path), Calibration.for_model("model-b", path)
+    assert (a.enabled, a.bias, a.weights) == (False, 0.25, {"claim": 1.5})
+    assert b == old_b
+    assert FaqMatch.load(path).min_similarity == 0.7
