@@ -41,7 +41,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import fit_logistic, machine
+from benchmarks.common import fit_logistic, machine, unmeasured_entries
 from benchmarks.splits import SPLITS, questions, service
 from ruleslawyer.answerable import (
     CHECK_FILE,
@@ -53,17 +53,7 @@ from ruleslawyer.answerable import (
 )
 from ruleslawyer.settings import PROJECT_ROOT
 
-REPORT_SPLITS = (
-    "fit",
-    "choose",
-    "test",
-    "cross",
-    "cross-html",
-    "cross-fresh",
-    "test-fresh",
-    "cross-fresh2",
-    "long",
-)
+REPORT_SPLITS = tuple(SPLITS)  # every split, fit and choose first
 # The unseen splits a check must help on to stay on (``kept``); *long* is
 # reported only. *cross-fresh*, then *test-fresh* and *cross-fresh2*, joined
 # when they were written, because the earlier ones had been looked at too
@@ -309,14 +299,12 @@ def _frac(n: int, d: int) -> str:
 
 
 def write_checks(checks: dict[str, AnswerCheck]) -> None:
-    existing: dict[str, str] = {}
-    if CHECK_FILE.exists():  # keep models not measured in this run
-        import tomllib
-
-        for name in tomllib.loads(CHECK_FILE.read_text(encoding="utf-8")).get("models", {}):
-            if name not in {entry_name(m) for m in checks}:
-                existing[name] = AnswerCheck.for_model(name).to_toml(name)
-    body = [*existing.values(), *(c.to_toml(entry_name(m)) for m, c in checks.items())]
+    kept = unmeasured_entries(
+        CHECK_FILE,
+        {entry_name(m) for m in checks},
+        lambda name: AnswerCheck.for_model(name).to_toml(name),
+    )
+    body = [*kept, *(c.to_toml(entry_name(m)) for m, c in checks.items())]
     CHECK_FILE.write_text(
         "# Written by `python -m benchmarks answerable --write`; see ruleslawyer/answerable.py.\n"
         "# Fitted on the fit split, floor chosen on fit + choose; unseen-split figures in the README.\n\n"

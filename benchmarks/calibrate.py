@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.answerable import entry_name, model_settings
-from benchmarks.common import fit_logistic, machine
+from benchmarks.common import fit_logistic, machine, unmeasured_entries
 from benchmarks.splits import CORPORA, DATASETS, SPLITS, questions, service
 from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.report import save_verdict_curves
@@ -277,15 +277,12 @@ def write_calibration(
 ) -> None:
     """Write this run's models (and the FAQ match) to ``path``, keeping the entries
     of models this run did not measure: calibrating one model must not wipe another's."""
-    import tomllib
-
     day = time.strftime("%Y-%m-%d")
-    ours = {entry_name(m) for m in cals}
-    kept = []
-    if path.exists():
-        for name in tomllib.loads(path.read_text(encoding="utf-8")).get("models", {}):
-            if name not in ours:
-                kept.append(Calibration.for_model(name, path).to_toml(name))
+    kept = unmeasured_entries(
+        path,
+        {entry_name(m) for m in cals},
+        lambda name: Calibration.for_model(name, path).to_toml(name),
+    )
     lines = [
         "# Written by `python -m benchmarks calibrate --write`; see ruleslawyer/verdict.py.",
         "# Fitted on the fit split, floors chosen on choose; test/cross figures in the README.",

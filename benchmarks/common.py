@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import platform
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,18 @@ def misses(results: Sequence[tuple[EvalItem, Sequence[Hit]]]) -> list[str]:
 
 def latency(values_ms: Sequence[float]) -> dict[str, float | None]:
     return {"p50_ms": percentile(values_ms, 50), "p95_ms": percentile(values_ms, 95)}
+
+
+def unmeasured_entries(path: Path, measured: set[str], entry: Callable[[str], str]) -> list[str]:
+    """The TOML of every ``[models."NAME"]`` entry in ``path`` whose NAME is not in
+    ``measured``, re-serialised by ``entry(NAME)``: a ``--write`` for one model must
+    keep the others' entries."""
+    if not path.exists():
+        return []
+    import tomllib
+
+    names = tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
+    return [entry(name) for name in names if name not in measured]
 
 
 def settings_for(data_dir: Path | None = None, **kw: Any) -> Settings:

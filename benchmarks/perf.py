@@ -10,10 +10,10 @@ What it measures (the real models throughout: MiniLM and the default GGUF):
 - floor: for every dev question whose answer called the model (a yes/no
   question that can earn no verdict is answered from the quote with no
   call, and has no floor; the count and median of the answers with no
-  model call are printed beside it),
-  the time bare llama.cpp needs to
-  evaluate the same prompts from a cold cache and greedily generate the same
-  number of tokens, with no retrieval, grammar or Python pipeline around it.
+  model call are printed beside it), the time bare llama.cpp needs to
+  evaluate the same prompts from a cold cache and greedily generate the
+  same number of tokens, with no retrieval, grammar or Python pipeline
+  around it.
   ours/floor on those questions is our overhead (below 1.0 means the
   KV-cache reuse saves more than everything else costs).
 - one-shot ``ruleslawyer ask`` as a player runs it: the first with nothing

@@ -8,7 +8,8 @@
 Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
-*cross*, the fresh sets, *long*): nothing was fitted or chosen on them. The CPU model is printed with the latencies.
+*cross*, the fresh sets, *long*): nothing was fitted or chosen on them.
+The CPU model is printed with the latencies.
 """
 
 from __future__ import annotations
@@ -82,10 +83,7 @@ def print_table(reports: dict[str, EvalReport]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks report", description=__doc__)
-    ap.add_argument(
-        "--splits",
-        default="fit,choose,test,cross,cross-html,cross-fresh,test-fresh,cross-fresh2,long",
-    )
+    ap.add_argument("--splits", default=",".join(SPLITS))
     ap.add_argument("--no-llm", action="store_true")
     ap.add_argument("--default-model")
     ap.add_argument("--model", type=Path)

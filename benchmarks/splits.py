@@ -27,8 +27,8 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   Skirmishers, written from the rules by helper sessions that never ran the
   pipeline (and checked by two more that read only the rules), once *test*,
   *cross* and *cross-fresh* had all been looked at; their unanswerable
-  questions are near misses (all but one of the 26). Nothing was run on them before
-  they were final;
+  questions are near misses (all but one of the 26). Nothing was run on
+  them before they were final;
 - long: questions about "Delvers of the Deep", a rulebook of long sections
   (1,600-3,800 characters each) written for the evals after the tuning was
   fixed: a second rulebook nothing was fitted or chosen on. (Fitting on it
