@@ -15,6 +15,7 @@ COMMANDS = {
     "report": "benchmarks.report",
     "contention": "benchmarks.contention",
     "embedder": "benchmarks.embedder",
+    "relevance": "benchmarks.relevance",
 }
 
 

@@ -11,10 +11,14 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   questions on both (``more-*``, most of its unanswerable ones near misses:
   a topic the rules cover without the asked detail), and two thirds of the
   questions on "Tidewater", a rulebook of long sections written for fitting
-  (so the relevance model and fusion also see long rules);
+  (so the relevance model and fusion also see long rules), and two thirds
+  of a third batch on the seeds, Brass & Bayonet and Tidewater
+  (``more2-*``, ``tidewater2-*``), written in the fresh sets' casual style
+  and reviewed by a second session (so *fit* and *choose* hold questions
+  like the unseen sets' too);
 - choose: the held-out seed questions, a third of the new seed questions,
-  and the other thirds of the ``more-*`` and Tidewater questions (split by
-  a hash of their IDs within each game and kind);
+  and the other thirds of the ``more-*``, ``more2-*`` and Tidewater
+  questions (split by a hash of their IDs within each game and kind);
 - test: the other two thirds of the new seed questions;
 - cross: questions about Skirmishers, a real third-party rulebook, ingested
   from its PDF or from its HTML pages;
@@ -92,12 +96,16 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
         ("brass-and-bayonet.jsonl", "brass"),
         ("more-fit.jsonl", "brass"),
         ("tidewater-fit.jsonl", "tidewater"),
+        ("more2-fit.jsonl", "brass"),
+        ("tidewater2-fit.jsonl", "tidewater"),
     ),
     "choose": (
         ("heldout.jsonl", "brass"),
         ("choose.jsonl", "brass"),
         ("more-choose.jsonl", "brass"),
         ("tidewater-choose.jsonl", "tidewater"),
+        ("more2-choose.jsonl", "brass"),
+        ("tidewater2-choose.jsonl", "tidewater"),
     ),
     "test": (("test.jsonl", "brass"),),
     "cross": (("skirmishers.jsonl", "skirmishers-pdf"),),
