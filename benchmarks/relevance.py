@@ -12,11 +12,14 @@ the floor again. For each split this prints:
   one (0.5 is a coin flip); the floor cannot fix what this does not separate;
 - shipped: turned away and false abstention at the floor in the tuning file;
 - bound: the most unanswerable questions any floor turns away while keeping
-  false abstention within ``--max-false-abstention`` (10%, the issues' line),
-  with the floor picked on that split itself. It is a ceiling, not a figure
-  to quote: no floor chosen elsewhere can do better on that split. When it
-  is below a target, the target needs new evidence (a reader model, a new
-  signal), not a new floor.
+  false abstention within ``--max-false-abstention`` (10% by default, the
+  eval gates' ``false_abstention_rate_max``), with the floor picked on that
+  split itself. It is a ceiling, not a figure to quote: within that false
+  abstention no floor chosen elsewhere can do better on that split (the
+  shipped floor may turn away more where it abstains on more answerable
+  questions than that). When it is below a target, no floor meets the
+  target with these weights; new weights over the same inputs or new
+  evidence (a reader model, a new signal) must.
 
 Questions are asked with the game detected, as players ask, through the
 tuner's own signals (``benchmarks/tune.py``). A rule number or a rule's
@@ -67,7 +70,8 @@ def separation(
     max_false_abstention: float,
 ) -> Separation:
     """Figures for relevance probabilities; a question below ``floor`` is turned away."""
-    allowed = int(max_false_abstention * len(answerable))
+    # (the small epsilon keeps 0.57 * 100 from flooring to 56)
+    allowed = int(max_false_abstention * len(answerable) + 1e-9)
     # Turning away below the (allowed+1)-th lowest answerable score abstains on
     # exactly the `allowed` answerable questions under it (fewer on ties).
     ordered = sorted(answerable)
@@ -91,18 +95,45 @@ def measure(split: str, tuning: Tuning, max_false_abstention: float) -> Separati
     return separation(ans, unans, tuning.floor, max_false_abstention)
 
 
+def load_tuning(path: Path) -> Tuning:
+    """``path``'s tuning, or a one-line exit: a file without a ``[retrieval]``
+    table would silently score the defaults."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise SystemExit(f"cannot read tuning file {path}: {err.strerror}") from err
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise SystemExit(f"tuning file {path} is not valid TOML: {err}") from err
+    if not isinstance(data.get("retrieval"), dict):
+        raise SystemExit(f"tuning file {path} has no [retrieval] table")
+    return Tuning.load(path)
+
+
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks relevance", description=__doc__)
-    ap.add_argument("--splits", default=",".join(SPLITS))
-    ap.add_argument("--tuning", type=Path, default=TUNING_FILE)
-    ap.add_argument("--max-false-abstention", type=float, default=0.10)
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks relevance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--splits", default=",".join(SPLITS), help="comma-separated split names")
+    ap.add_argument(
+        "--tuning", type=Path, default=TUNING_FILE, help="tuning file to score (default: shipped)"
+    )
+    ap.add_argument(
+        "--max-false-abstention",
+        type=float,
+        default=0.10,
+        help="the bound's false abstention cap, a share of answerable questions",
+    )
     args = ap.parse_args(argv)
     unknown = [s for s in args.splits.split(",") if s not in SPLITS]
     if unknown:
         raise SystemExit(f"unknown split(s) {', '.join(unknown)}; known: {', '.join(SPLITS)}")
-    if not args.tuning.is_file():
-        raise SystemExit(f"no tuning file at {args.tuning}")
-    tuning = Tuning.load(args.tuning)
+    if not 0.0 <= args.max_false_abstention < 1.0:  # (NaN fails this too)
+        raise SystemExit("--max-false-abstention must be at least 0 and below 1, e.g. 0.10")
+    tuning = load_tuning(args.tuning)
     cap = args.max_false_abstention
     print(f"Relevance: answerable against unanswerable ({machine()}; game detected)")
     print(
