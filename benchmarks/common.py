@@ -4,6 +4,7 @@ and matching retrieved units against expected rules (the eval suite's own
 
 from __future__ import annotations
 
+import math
 import platform
 import time
 from collections.abc import Callable, Sequence
@@ -89,6 +90,16 @@ def unmeasured_entries(path: Path, measured: set[str], entry: Callable[[str], st
 
     names = tomllib.loads(path.read_text(encoding="utf-8")).get("models", {})
     return [entry(name) for name in names if name not in measured]
+
+
+def highest_floor(scores: Sequence[float], max_share: float) -> float:
+    """The highest floor at which at most ``max_share`` of ``scores`` fall below it
+    (a score equal to the floor passes, as relevance does): the (k+1)-th lowest
+    score for k = int(max_share * n), or infinity when every score may fall below.
+    The tuner's floor on *choose* and the relevance benchmark's bound are this."""
+    k = int(max_share * len(scores) + 1e-9)  # (the epsilon keeps 0.57 * 100 from flooring to 56)
+    ordered = sorted(scores)
+    return ordered[k] if k < len(ordered) else math.inf
 
 
 def settings_for(data_dir: Path | None = None, **kw: Any) -> Settings:

@@ -35,9 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.common import machine
+from benchmarks.common import highest_floor, machine
 from benchmarks.splits import SPLITS
 from benchmarks.tune import fused, signals
+from ruleslawyer.errors import InputError, read_toml
 from ruleslawyer.retrieval.hybrid import TUNING_FILE, Tuning
 
 
@@ -70,12 +71,7 @@ def separation(
     max_false_abstention: float,
 ) -> Separation:
     """Figures for relevance probabilities; a question below ``floor`` is turned away."""
-    # (the small epsilon keeps 0.57 * 100 from flooring to 56)
-    allowed = int(max_false_abstention * len(answerable) + 1e-9)
-    # Turning away below the (allowed+1)-th lowest answerable score abstains on
-    # exactly the `allowed` answerable questions under it (fewer on ties).
-    ordered = sorted(answerable)
-    bound_floor = ordered[allowed] if allowed < len(ordered) else float("inf")
+    bound_floor = highest_floor(answerable, max_false_abstention)
     return Separation(
         answerable=len(answerable),
         unanswerable=len(unanswerable),
@@ -97,18 +93,16 @@ def measure(split: str, tuning: Tuning, max_false_abstention: float) -> Separati
 
 def load_tuning(path: Path) -> Tuning:
     """``path``'s tuning, or a one-line exit: a file without a ``[retrieval]``
-    table would silently score the defaults."""
-    import tomllib
-
+    table would silently score the defaults (``Tuning.load`` allows that, for
+    a checkout with no tuning file yet)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise SystemExit(f"cannot read tuning file {path}: {err.strerror}") from err
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise SystemExit(f"tuning file {path} is not valid TOML: {err}") from err
-    if not isinstance(data.get("retrieval"), dict):
+        data = read_toml(path, "tuning file")
+    except InputError as err:
+        raise SystemExit(str(err)) from err
+    table = data.get("retrieval")
+    if not isinstance(table, dict):
         raise SystemExit(f"tuning file {path} has no [retrieval] table")
-    return Tuning.load(path)
+    return Tuning.from_table(table)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,7 +28,7 @@ import time
 from dataclasses import asdict, replace
 from typing import Any
 
-from benchmarks.common import fit_logistic, retrieval_scores
+from benchmarks.common import fit_logistic, highest_floor, retrieval_scores
 from benchmarks.splits import questions, service
 from ruleslawyer.retrieval.hybrid import RELEVANCE_FEATURES, TUNING_FILE, Signals, Tuning
 
@@ -139,9 +139,9 @@ def tune() -> tuple[Tuning, dict[str, Any]]:
         for item, r in fused(choose_rows, replace(t, floor=0.0))
         if not item.unanswerable
     ]
-    floors = sorted(p - 1e-6 for p in probs)
-    allowed = int(MAX_FALSE_ABSTENTION * len(probs))
-    t = replace(t, floor=math.floor(floors[allowed] * 1e4) / 1e4 if floors else 0.0)
+    # (just under the lowest score that must pass, rounded down, so it still passes)
+    lowest = highest_floor(probs, MAX_FALSE_ABSTENTION)
+    t = replace(t, floor=math.floor((lowest - 1e-6) * 1e4) / 1e4 if probs else 0.0)
 
     for name, rows in (("fit", fit_rows), ("choose", choose_rows)):
         results = fused(rows, t)

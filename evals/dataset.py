@@ -21,12 +21,11 @@ broken line joins, and the person writing the dataset types plain ASCII.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ruleslawyer.errors import InputError
+from ruleslawyer.errors import InputError, read_toml
 from ruleslawyer.ingest.normalize import normalize_for_match
 from ruleslawyer.ingest.sources import check_game, slugify
 
@@ -238,12 +237,7 @@ def load_seed_corpus(seeds_dir: Path | str) -> dict[str, str]:
     """
     seeds_dir = Path(seeds_dir)
     manifest = seeds_dir / "manifest.toml"
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read seed manifest {manifest}: {err.strerror}") from err
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"seed manifest {manifest} is not valid TOML: {err}") from err
+    data = read_toml(manifest, "seed manifest")
 
     parts: dict[str, list[str]] = {}
     for n, entry in enumerate(data.get("rulebook", []), start=1):

@@ -20,11 +20,10 @@ figure state is touched.
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from ruleslawyer.errors import InputError
+from ruleslawyer.errors import InputError, read_toml
 from ruleslawyer.evals import metrics as m
 from ruleslawyer.evals.runner import METRIC_NAMES, OVERALL, EvalReport, Metrics, QuestionResult
 
@@ -391,12 +390,7 @@ def load_report(path: Path | str) -> EvalReport:
 
 
 def _read_thresholds(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read thresholds {path}: {err.strerror}") from err
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise InputError(f"thresholds {path} is not valid TOML: {err}") from err
+    return read_toml(path, "thresholds")
 
 
 def threshold_profiles(thresholds_path: Path | str = DEFAULT_THRESHOLDS) -> list[str]:

@@ -36,6 +36,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -102,9 +103,13 @@ class Tuning:
     def load(cls, path: Path = TUNING_FILE) -> Tuning:
         if not path.exists():
             return cls()
-        data = tomllib.loads(path.read_text(encoding="utf-8")).get("retrieval", {})
+        return cls.from_table(tomllib.loads(path.read_text(encoding="utf-8")).get("retrieval", {}))
+
+    @classmethod
+    def from_table(cls, table: dict[str, Any]) -> Tuning:
+        """A tuning from a ``[retrieval]`` table; keys it does not know are ignored."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: float(v) for k, v in data.items() if k in names})
+        return cls(**{k: float(v) for k, v in table.items() if k in names})
 
 
 @dataclass

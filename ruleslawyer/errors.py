@@ -1,5 +1,12 @@
 """Domain errors. The CLI and UI turn these into one-line messages at the edge;
-everything below raises them and never prints or exits."""
+everything below raises them and never prints or exits. ``read_toml`` is the one
+place a settings-like TOML file's read and syntax errors become such a message."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
 
 
 class RulesLawyerError(Exception):
@@ -28,3 +35,15 @@ class RuleNotFoundError(RulesLawyerError):
 
 class ModelError(RulesLawyerError):
     """An LLM or embedding model cannot be loaded or fails to answer."""
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """``path`` parsed as TOML; an unreadable or invalid file is an ``InputError``
+    naming it as ``what`` ("cannot read thresholds P: ...", "thresholds P is not
+    valid TOML: ...")."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"cannot read {what} {path}: {err.strerror}") from err
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InputError(f"{what} {path} is not valid TOML: {err}") from err
