@@ -9,7 +9,12 @@ original text, so it is verbatim by construction.
 A list item ("It is battle-shocked.") means nothing without the line that
 introduces it ("A unit is eligible to start an action unless one or more of
 the following apply to that unit:"), so a chosen item is widened back to
-its list header when that is close.
+its list header when that is close. A table row ("60 Degrees 2 4") or a
+table's header ("Shots AP Cost") means nothing without the rest of the
+table, so a chosen line of a table is widened to the whole table. Every
+reader writes a table as a run of short lines, a row each (cells set apart
+by spaces in a PDF, by " | " from HTML and Markdown); that layout, not any
+word, is what marks it.
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ W_RANK = 0.08
 W_RETRIEVER = 0.03
 # What is left of an overlapping second quote is dropped below this.
 MIN_QUOTE_WORDS = 4
+# A table: at least this many consecutive short lines that are not sentences
+# or list items, quoted whole when it is no longer than TABLE_CHARS.
+TABLE_ROWS = 3
+TABLE_ROW_CHARS = 80
+TABLE_CHARS = 600
+_SENTENCE_END = re.compile(r"[.!?:;,]$")
+_LIST_MARK = re.compile(r"^(?:[-*+\u25aa\u2022]|\d+[.)])\s")
 
 
 @dataclass(frozen=True)
@@ -143,7 +155,7 @@ class EvidencePicker:
         for key in order:
             kept: list[Evidence] = []
             for ev in best.get(key, []):
-                rest = without_overlap(with_list_header(ev), kept)
+                rest = without_overlap(with_context(ev), kept)
                 if rest is not None:
                     kept.append(rest)
             out.extend(kept)
@@ -178,6 +190,55 @@ def without_overlap(ev: Evidence, kept: Sequence[Evidence]) -> Evidence | None:
     if best is None or len(text[best[0] : best[1]].split()) < MIN_QUOTE_WORDS:
         return None
     return Evidence(ev.unit, best[0], best[1], ev.score)
+
+
+def with_context(ev: Evidence) -> Evidence:
+    """The chosen span with what it cannot be read without: the header of its
+    list, the rest of its table, or both (a table introduced by "...as follows:")."""
+    header, table = with_list_header(ev), with_table(ev)
+    if table == ev:
+        return header
+    if header == ev:
+        return table
+    return Evidence(ev.unit, min(header.start, table.start), table.end, ev.score)
+
+
+def _table_row(line: str) -> bool:
+    line = line.strip()
+    return (
+        0 < len(line) <= TABLE_ROW_CHARS
+        and not _SENTENCE_END.search(line)
+        and not _LIST_MARK.match(line)
+    )
+
+
+def with_table(ev: Evidence) -> Evidence:
+    """Widen a chosen line of a table to the whole table (every line of the run
+    of short, non-sentence lines it sits in), if that run is a table's size."""
+    text = ev.unit.text
+    start = text.rfind("\n", 0, ev.start) + 1
+    end = text.find("\n", ev.end)
+    end = len(text) if end < 0 else end
+    if "\n" in text[ev.start : ev.end] or not _table_row(text[start:end]):
+        return ev
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    row = offsets.index(start)
+    first = last = row
+    while first > 0 and _table_row(lines[first - 1]):
+        first -= 1
+    while last + 1 < len(lines) and _table_row(lines[last + 1]):
+        last += 1
+    s, e = offsets[first], offsets[last] + len(lines[last])
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if last - first + 1 < TABLE_ROWS or e - s > TABLE_CHARS:
+        return ev
+    return Evidence(ev.unit, s, e, ev.score)
 
 
 def with_list_header(ev: Evidence) -> Evidence:

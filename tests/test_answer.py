@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ruleslawyer.answer import AnswerStream, answer_schema, verify_explanation
-from ruleslawyer.evidence import Evidence, sentence_spans, without_overlap
+from ruleslawyer.evidence import Evidence, sentence_spans, with_context, with_table, without_overlap
 from ruleslawyer.llm.fake import FakeLLM
 from ruleslawyer.records import RuleUnit
 from ruleslawyer.verdict import Calibration, decide, is_yes_no
@@ -185,6 +185,65 @@ def test_verdict_operating_point() -> None:
     cal = Calibration(confidence=0.7)
     assert decide(0.9, cal) == "yes" and decide(0.1, cal) == "no" and decide(0.6, cal) == "quote"
     assert decide(0.51, Calibration()) == "yes"
+
+
+TABLE_RULE = (
+    "A trooper may establish a firing arc by paying the corresponding AP.\n"
+    "Firing Arc Size{sep}Shots{sep}AP Cost\n"
+    "30 Degrees{sep}1{sep}2\n"
+    "60 Degrees{sep}2{sep}4\n"
+    "Firing Arc AP Costs\n"
+    "When an enemy trooper activates in the arc, the trooper may fire."
+)
+
+
+def _line(unit: RuleUnit, line: str) -> Evidence:
+    start = unit.text.index(line)
+    return Evidence(unit, start, start + len(line), 0.5)
+
+
+@pytest.mark.parametrize("sep", [" ", " | "], ids=["pdf-spacing", "html-cells"])
+def test_a_table_line_is_quoted_with_its_whole_table(sep: str) -> None:
+    """A table's header or one of its rows ("60 Degrees 2 4") alone answers nothing."""
+    unit = RuleUnit(rule_id="arcs", game="sk", title="Firing Arcs", text=TABLE_RULE.format(sep=sep))
+    table = unit.text[unit.text.index("Firing Arc Size") : unit.text.index("Costs") + 5]
+    for line in (f"Firing Arc Size{sep}Shots{sep}AP Cost", f"60 Degrees{sep}2{sep}4"):
+        widened = with_context(_line(unit, line))
+        assert widened.quote == table
+        assert widened.quote in unit.text  # still a verbatim span
+
+
+def test_a_table_introduced_by_a_colon_keeps_its_introduction_and_rows() -> None:
+    text = "Vehicles pay these costs:\nAction | AP\nMount | 2\nTurn on | 1\nVehicle AP Costs"
+    unit = RuleUnit(rule_id="v", game="sk", title="Vehicles", text=text)
+    assert with_context(_line(unit, "Mount | 2")).quote == text
+
+
+def test_sentences_lists_and_short_runs_are_not_tables() -> None:
+    text = (
+        "A unit can act unless one of the following apply:\n"
+        "- It is battle-shocked\n"
+        "- It has an OC of 0\n"
+        "- It advanced\n"
+        'Move 6"\n'
+        "Save 4+\n"
+        'A model may pile in 3" towards the nearest enemy.'
+    )
+    unit = RuleUnit(rule_id="1", game="40k", title="Acting", text=text)
+    for line in (
+        "- It has an OC of 0",
+        'Move 6"',
+        'A model may pile in 3" towards the nearest enemy.',
+    ):
+        ev = _line(unit, line)
+        assert with_table(ev) == ev, line
+
+
+def test_a_table_longer_than_a_quote_is_left_as_its_line() -> None:
+    rows = "\n".join(f"Row {i} | {i} | {i * 2}" for i in range(60))
+    unit = RuleUnit(rule_id="t", game="sk", title="Big", text=f"Header | A | B\n{rows}")
+    ev = _line(unit, "Row 7 | 7 | 14")
+    assert with_table(ev) == ev
 
 
 def test_sentence_spans_are_verbatim() -> None:
