@@ -591,7 +591,7 @@ def run(runs: int = 3) -> dict[str, Any]:
     ingest, retrieval, _ = ingest_and_retrieval(service, runs)
     # open questions, so the page has generated (yes/no ones make no model call)
     ui = ui_memory(data_dir, ONE_SHOT)
-    result = {
+    result: dict[str, Any] = {
         "machine": machine(),
         "answer": answer,
         "floor": floor,

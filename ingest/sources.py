@@ -119,6 +119,10 @@ def read_manifest(folder: Path, origin: str) -> Catalog:
         return Catalog()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        # A manifest that exists but cannot be read (a folder of that name, no
+        # permission) is the player's to mend, not a traceback.
+        raise InputError(f"{path}: cannot read the manifest ({err.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a valid manifest ({err})") from None
     games: dict[str, GameInfo] = {}

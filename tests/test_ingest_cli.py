@@ -340,3 +340,13 @@ def test_manifest_values_of_the_wrong_kind_are_one_line_errors(
     with pytest.raises(InputError) as err:
         read_manifest(tmp_path, "library")
     assert named in str(err.value) and "manifest.toml" in str(err.value)
+
+
+def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path: Path) -> None:
+    """A folder named manifest.toml exists but is no file: an OSError, not a traceback."""
+    (tmp_path / "manifest.toml").mkdir()
+    with pytest.raises(InputError) as err:
+        read_manifest(tmp_path, "library")
+    message = str(err.value)
+    assert "manifest.toml" in message and "cannot read the manifest" in message
+    assert "\n" not in message
