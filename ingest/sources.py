@@ -122,7 +122,7 @@ def read_manifest(folder: Path, origin: str) -> Catalog:
     except OSError as err:
         # A manifest that exists but cannot be read (a folder of that name, no
         # permission) is the player's to mend, not a traceback.
-        raise InputError(f"{path}: cannot read the manifest ({err.strerror})") from None
+        raise InputError(f"{path}: cannot read the manifest ({err.strerror or err})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a valid manifest ({err})") from None
     games: dict[str, GameInfo] = {}

@@ -11,10 +11,13 @@ introduces it ("A unit is eligible to start an action unless one or more of
 the following apply to that unit:"), so a chosen item is widened back to
 its list header when that is close. A table row ("60 Degrees 2 4") or a
 table's header ("Shots AP Cost") means nothing without the rest of the
-table, so a chosen line of a table is widened to the whole table. Every
-reader writes a table as a run of short lines, a row each (cells set apart
-by spaces in a PDF, by " | " from HTML and Markdown); that layout, not any
-word, is what marks it.
+table, so a chosen line of a table is widened to the whole table, and to
+the line introducing it when that ends in a colon. The PDF, HTML and
+Markdown readers write a table as a run of lines, a row each (cells joined
+by " | " from HTML and Markdown; in a PDF, a short line set apart by
+spaces); that layout, not any word, is what marks it. A table longer than
+a quote is quoted from its header down to the chosen row. (The plain-text fallback keeps
+blank lines between blocks, so its tables are not widened.)
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ MIN_QUOTE_WORDS = 4
 TABLE_ROWS = 3
 TABLE_ROW_CHARS = 80
 TABLE_CHARS = 600
-_SENTENCE_END = re.compile(r"[.!?:;,]$")
-_LIST_MARK = re.compile(r"^(?:[-*+\u25aa\u2022]|\d+[.)])\s")
+_SENTENCE_END = re.compile(r"[.!?:;,][\"'\u2019\u201d)\]]*$")
+_LIST_MARK = re.compile(r"^(?:[-*+\u2013\u25aa\u2022]|\d+[.)]|\(?[a-zA-Z]\))\s")
 
 
 @dataclass(frozen=True)
@@ -194,27 +197,37 @@ def without_overlap(ev: Evidence, kept: Sequence[Evidence]) -> Evidence | None:
 
 def with_context(ev: Evidence) -> Evidence:
     """The chosen span with what it cannot be read without: the header of its
-    list, the rest of its table, or both (a table introduced by "...as follows:")."""
-    header, table = with_list_header(ev), with_table(ev)
-    if table == ev:
-        return header
-    if header == ev:
+    list, or the rest of its table (with its introduction, "...as follows:")."""
+    table = with_table(ev)
+    return with_list_header(ev) if table == ev else with_introduction(table)
+
+
+def with_introduction(table: Evidence) -> Evidence:
+    """A table with the sentence just before it when that ends in a colon: the
+    same quote whichever of its rows was chosen."""
+    before = table.unit.text[: table.start].rstrip()
+    if not before.endswith(":"):
         return table
-    return Evidence(ev.unit, min(header.start, table.start), table.end, ev.score)
+    sentences = sentence_spans(before)
+    start = sentences[-1][0] if sentences else 0
+    return Evidence(table.unit, start, table.end, table.score)
 
 
 def _table_row(line: str) -> bool:
+    """A row of a table: cells joined by " | " (HTML, Markdown), or a short line
+    that is neither a sentence nor a list item (a PDF's cells set apart by spaces)."""
     line = line.strip()
-    return (
-        0 < len(line) <= TABLE_ROW_CHARS
-        and not _SENTENCE_END.search(line)
-        and not _LIST_MARK.match(line)
-    )
+    if not line or _LIST_MARK.match(line):
+        return False
+    if " | " in line:
+        return len(line) <= TABLE_CHARS
+    return len(line) <= TABLE_ROW_CHARS and not _SENTENCE_END.search(line)
 
 
 def with_table(ev: Evidence) -> Evidence:
-    """Widen a chosen line of a table to the whole table (every line of the run
-    of short, non-sentence lines it sits in), if that run is a table's size."""
+    """Widen a chosen line of a table to the whole table (the run of row lines it
+    sits in); a table longer than a quote, from its first line (the header) to
+    the chosen row, if that fits."""
     text = ev.unit.text
     start = text.rfind("\n", 0, ev.start) + 1
     end = text.find("\n", ev.end)
@@ -231,14 +244,17 @@ def with_table(ev: Evidence) -> Evidence:
         first -= 1
     while last + 1 < len(lines) and _table_row(lines[last + 1]):
         last += 1
-    s, e = offsets[first], offsets[last] + len(lines[last])
-    while s < e and text[s].isspace():
-        s += 1
-    while e > s and text[e - 1].isspace():
-        e -= 1
-    if last - first + 1 < TABLE_ROWS or e - s > TABLE_CHARS:
+    if last - first + 1 < TABLE_ROWS:
         return ev
-    return Evidence(ev.unit, s, e, ev.score)
+    for stop in (last, row):  # the whole table, else its header down to the row
+        s, e = offsets[first], offsets[stop] + len(lines[stop])
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e - s <= TABLE_CHARS:
+            return Evidence(ev.unit, s, e, ev.score)
+    return ev
 
 
 def with_list_header(ev: Evidence) -> Evidence:

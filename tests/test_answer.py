@@ -9,9 +9,17 @@ from typing import Any
 import pytest
 
 from ruleslawyer.answer import AnswerStream, answer_schema, verify_explanation
-from ruleslawyer.evidence import Evidence, sentence_spans, with_context, with_table, without_overlap
+from ruleslawyer.evidence import (
+    Evidence,
+    EvidencePicker,
+    sentence_spans,
+    with_context,
+    with_table,
+    without_overlap,
+)
+from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import Hit, RuleUnit
 from ruleslawyer.verdict import Calibration, decide, is_yes_no
 
 
@@ -208,15 +216,39 @@ def test_a_table_line_is_quoted_with_its_whole_table(sep: str) -> None:
     unit = RuleUnit(rule_id="arcs", game="sk", title="Firing Arcs", text=TABLE_RULE.format(sep=sep))
     table = unit.text[unit.text.index("Firing Arc Size") : unit.text.index("Costs") + 5]
     for line in (f"Firing Arc Size{sep}Shots{sep}AP Cost", f"60 Degrees{sep}2{sep}4"):
-        widened = with_context(_line(unit, line))
-        assert widened.quote == table
-        assert widened.quote in unit.text  # still a verbatim span
+        assert with_context(_line(unit, line)).quote == table
 
 
-def test_a_table_introduced_by_a_colon_keeps_its_introduction_and_rows() -> None:
-    text = "Vehicles pay these costs:\nAction | AP\nMount | 2\nTurn on | 1\nVehicle AP Costs"
+def test_a_table_introduced_by_a_colon_keeps_its_introduction_whichever_row() -> None:
+    text = (
+        "Stop here. Vehicles pay these costs:\nAction | AP\nMount | 2\nTurn on | 1\n"
+        "Vehicle AP Costs\nThey pay nothing else."
+    )
     unit = RuleUnit(rule_id="v", game="sk", title="Vehicles", text=text)
-    assert with_context(_line(unit, "Mount | 2")).quote == text
+    want = text[text.index("Vehicles pay") : text.index("Costs\n") + 5]
+    for row in ("Action | AP", "Mount | 2", "Vehicle AP Costs"):
+        assert with_context(_line(unit, row)).quote == want, row
+
+
+def test_three_short_lines_are_a_table_two_are_not_and_a_long_line_ends_one() -> None:
+    long_line = "A line of more than eighty characters with no full stop at its end goes on and on"
+    text = f"Size | AP\nSmall | 1\nLarge | 2\n{long_line}\nMove | 1\nRun | 2"
+    unit = RuleUnit(rule_id="t", game="sk", title="T", text=text)
+    assert with_table(_line(unit, "Small | 1")).quote == "Size | AP\nSmall | 1\nLarge | 2"
+    ev = _line(unit, "Run | 2")
+    assert with_table(ev) == ev
+
+
+def test_the_picker_quotes_a_table_whole() -> None:
+    """The widening is wired into what answers quote, not only a helper."""
+    # (longer than a rule quoted whole)
+    prose = " The arc is oriented in any direction from the dot the trooper stands on." * 6
+    text = TABLE_RULE.format(sep=" | ") + prose
+    unit = RuleUnit(rule_id="arcs", game="sk", title="Firing Arcs", text=text)
+    picker = EvidencePicker(HashEmbedder(), [unit])
+    picked = picker.pick("Firing Arc Size | Shots | AP Cost", [Hit(unit, 1.0)])
+    table = unit.text[unit.text.index("Firing Arc Size") : unit.text.index("Costs") + 5]
+    assert [ev.quote for ev in picked] == [table]
 
 
 def test_sentences_lists_and_short_runs_are_not_tables() -> None:
@@ -239,11 +271,20 @@ def test_sentences_lists_and_short_runs_are_not_tables() -> None:
         assert with_table(ev) == ev, line
 
 
-def test_a_table_longer_than_a_quote_is_left_as_its_line() -> None:
+def test_a_table_longer_than_a_quote_is_quoted_from_its_header_to_the_row() -> None:
     rows = "\n".join(f"Row {i} | {i} | {i * 2}" for i in range(60))
     unit = RuleUnit(rule_id="t", game="sk", title="Big", text=f"Header | A | B\n{rows}")
-    ev = _line(unit, "Row 7 | 7 | 14")
-    assert with_table(ev) == ev
+    near = with_table(_line(unit, "Row 7 | 7 | 14"))
+    assert near.quote.startswith("Header | A | B\nRow 0") and near.quote.endswith("Row 7 | 7 | 14")
+    far = _line(unit, "Row 55 | 55 | 110")  # the header to it is more than a quote
+    assert with_table(far) == far
+
+
+def test_a_long_row_of_cells_is_still_a_row() -> None:
+    long_cell = "No ship moves under sail; every ship drifts 1 inch downwind in its move."
+    text = f"Strength | Effect\nCalm | {long_cell}\nLight | Speeds -2\nGale | Speeds +2"
+    unit = RuleUnit(rule_id="w", game="tw", title="Wind", text=text)
+    assert with_table(_line(unit, "Gale | Speeds +2")).quote == text
 
 
 def test_sentence_spans_are_verbatim() -> None:
