@@ -16,8 +16,8 @@ the line introducing it when that ends in a colon. The PDF, HTML and
 Markdown readers write a table as a run of lines, a row each (cells joined
 by " | " from HTML and Markdown; in a PDF, a short line set apart by
 spaces); that layout, not any word, is what marks it. A table longer than
-a quote is quoted from its header down to the chosen row. (The plain-text fallback keeps
-blank lines between blocks, so its tables are not widened.)
+a quote is quoted from its header down to the chosen row. (The plain-text
+fallback keeps blank lines between blocks, so its tables are not widened.)
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ruleslawyer.ingest.embed import Embedder
+from ruleslawyer.ingest.units import trim_span
 from ruleslawyer.records import Hit, RuleUnit
 from ruleslawyer.retrieval.tokens import tokenize
 
@@ -50,8 +51,9 @@ W_RANK = 0.08
 W_RETRIEVER = 0.03
 # What is left of an overlapping second quote is dropped below this.
 MIN_QUOTE_WORDS = 4
-# A table: at least this many consecutive short lines that are not sentences
-# or list items, quoted whole when it is no longer than TABLE_CHARS.
+# A table: at least TABLE_ROWS consecutive rows (see ``_table_row``: a short
+# line that is no sentence or list item, or cells joined by " | "), quoted
+# whole when it is no longer than TABLE_CHARS.
 TABLE_ROWS = 3
 TABLE_ROW_CHARS = 80
 TABLE_CHARS = 600
@@ -77,11 +79,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     pos = 0
     for m in [*list(_BOUNDARY.finditer(text)), None]:
         end = m.start() if m else len(text)
-        s, e = pos, end
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
+        s, e = trim_span(text, pos, end)
         if e - s >= 3 and re.search(r"[A-Za-z]", text[s:e]):
             spans.append((s, e))
         pos = m.end() if m else len(text)
@@ -247,11 +245,7 @@ def with_table(ev: Evidence) -> Evidence:
     if last - first + 1 < TABLE_ROWS:
         return ev
     for stop in (last, row):  # the whole table, else its header down to the row
-        s, e = offsets[first], offsets[stop] + len(lines[stop])
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
+        s, e = trim_span(text, offsets[first], offsets[stop] + len(lines[stop]))
         if e - s <= TABLE_CHARS:
             return Evidence(ev.unit, s, e, ev.score)
     return ev
