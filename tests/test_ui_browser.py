@@ -29,6 +29,10 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# One ceiling for every wait on the page: a passing run never waits it out. 10 s
+# timed out on an upload's file name and on the rule browser's redraw while other
+# jobs kept both cores busy; 30 s has not.
+WAIT = 30_000
 SHOTS = PROJECT_ROOT / "artifacts" / "screenshots"
 # A Markdown rulebook in five chapter files.
 BRASS_MD = sorted((PROJECT_ROOT / "tests" / "fixtures" / "rulebooks" / "markdown").glob("0*.md"))
@@ -77,7 +81,7 @@ def page(app_url: str) -> Iterator[Any]:
         errors: list[str] = []
         pg.on("pageerror", lambda err: errors.append(str(err)))
         pg.goto(app_url, wait_until="load")
-        pg.wait_for_selector("#rl-question textarea", timeout=30_000)
+        pg.wait_for_selector("#rl-question textarea", timeout=WAIT)
         pg.page_errors = errors  # type: ignore[attr-defined]
         try:
             yield pg
@@ -99,9 +103,26 @@ def ask(page: Any, question: str) -> Any:
     page.wait_for_function(
         "n => document.querySelectorAll('#rl-chat .rl-done, #rl-chat .rl-failed').length > n",
         arg=before,
-        timeout=20_000,
+        timeout=WAIT,
     )
     return page.locator("#rl-chat .rl-done, #rl-chat .rl-failed").last
+
+
+def attach(page: Any, paths: list[Path], shown: str) -> None:
+    """Drop files on the Sources upload and wait until it lists them."""
+    page.locator("#rl-s-file input[type=file]").set_input_files([str(p) for p in paths])
+    # By the row's label, not its text: Gradio draws the name as two spans, stem and
+    # extension, and some renders put a space between them ("zorgon-rules .txt"),
+    # which a text match never finds (seen under load, 1 run in 5).
+    uploaded = page.locator("#rl-s-file").get_by_label(shown, exact=True)
+    uploaded.filter(visible=True).first.wait_for(timeout=WAIT)
+
+
+def seen(where: Any, text: str, exact: bool | None = None) -> None:
+    """Wait until `text` shows in `where`. Only a visible match counts: while Gradio
+    redraws a component the old copy can linger hidden beside the new one, and a
+    plain `.first` that lands on it waits for it forever (seen under load)."""
+    where.get_by_text(text, exact=exact).filter(visible=True).first.wait_for(timeout=WAIT)
 
 
 def test_ask_cite_filter_upload_browse(page: Any) -> None:
@@ -110,9 +131,9 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     # Ask: the answer streams in (a growing partial message), then ends with a badge and chips.
     page.locator("#rl-question textarea").fill("Can a battle-shocked unit start an action?")
     page.locator("#rl-send").click()
-    page.wait_for_selector("#rl-chat .rl-streaming", timeout=10_000)
+    page.wait_for_selector("#rl-chat .rl-streaming", timeout=WAIT)
     shot(page, "02-streaming")
-    page.wait_for_selector("#rl-chat .rl-done", timeout=20_000)
+    page.wait_for_selector("#rl-chat .rl-done", timeout=WAIT)
     answer = page.locator("#rl-chat .rl-done").last
     assert answer.locator(".rl-badge").inner_text().strip()
     chip = answer.locator(".rl-chip", has_text="16.01").first
@@ -122,7 +143,7 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     # A chip opens the rule's full text in the Rule panel, the quote marked.
     chip.click()
     panel = page.locator("#rl-rule-panel")
-    panel.locator("mark").first.wait_for(timeout=10_000)
+    panel.locator("mark").first.wait_for(timeout=WAIT)
     assert "16.01" in panel.inner_text()
     assert "battle-shocked" in panel.locator(".rl-rule-text").inner_text()
     assert "battle-shocked" in panel.locator("mark").first.inner_text()
@@ -156,12 +177,12 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     page.locator("button", has_text="What does Redeploy do in AoS?").first.click()  # an example
     page.wait_for_function(
         "() => document.querySelector('#rl-question textarea').value === 'What does Redeploy do in AoS?'",
-        timeout=10_000,
+        timeout=WAIT,
     )
     before = page.locator("#rl-chat .rl-done").count()
     page.locator("#rl-send").click()
     page.wait_for_function(
-        "n => document.querySelectorAll('#rl-chat .rl-done').length > n", arg=before, timeout=20_000
+        "n => document.querySelectorAll('#rl-chat .rl-done').length > n", arg=before, timeout=WAIT
     )
     aos = page.locator("#rl-chat .rl-done").last
     assert "Age of Sigmar" in aos.locator(".rl-meta").inner_text()
@@ -170,40 +191,37 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
 
     # Clear chat empties the conversation and the Rule panel.
     page.locator("#rl-clear").click()
-    page.wait_for_function("() => !document.querySelector('#rl-chat .rl-answer')", timeout=10_000)
-    page.locator("#rl-rule-panel .rl-placeholder").wait_for(timeout=10_000)
+    page.wait_for_function("() => !document.querySelector('#rl-chat .rl-answer')", timeout=WAIT)
+    page.locator("#rl-rule-panel .rl-placeholder").wait_for(timeout=WAIT)
 
     # Sources: upload a rulebook for 40k.
     page.get_by_role("tab", name="Sources").click()
-    page.locator("#rl-s-table").wait_for(timeout=10_000)
+    page.locator("#rl-s-table").wait_for(timeout=WAIT)
     upload = SHOTS.parent / "zorgon-rules.txt"
     SHOTS.mkdir(parents=True, exist_ok=True)
     upload.write_text(ZORGON, encoding="utf-8")
-    page.locator("#rl-s-file input[type=file]").set_input_files(str(upload))
-    page.locator("#rl-s-file").get_by_text("zorgon-rules.txt").first.wait_for(timeout=10_000)
+    attach(page, [upload], "zorgon-rules.txt")
     page.locator("#rl-s-game input").click()
     page.get_by_role("option", name="Warhammer 40,000").click()
     assert not page.locator("#rl-s-slug").is_visible()  # only for a new game
     page.locator("#rl-s-add").click()
     status = page.locator("#rl-s-status .rl-ok")
-    status.wait_for(timeout=30_000)
+    status.wait_for(timeout=WAIT)
     assert "zorgon-rules.txt" in status.inner_text() and "3.01" in status.inner_text()
-    page.locator("#rl-s-table").get_by_text("zorgon-rules.txt").first.wait_for(timeout=10_000)
+    seen(page.locator("#rl-s-table"), "zorgon-rules.txt")
     shot(page, "06-sources")
 
     # Rule browser: the new rule is there.
     page.get_by_role("tab", name="Rule browser").click()
     page.locator("#rl-b-text input, #rl-b-text textarea").first.fill("3.01")
     view = page.locator("#rl-browser-rule")
-    view.get_by_text("Zorgon", exact=False).first.wait_for(timeout=10_000)
+    seen(view, "Zorgon", exact=False)
     assert "glows" in view.inner_text()
     table = page.locator("#rl-b-table")
-    table.get_by_text("Test Rule", exact=True).locator("visible=true").first.wait_for(
-        timeout=10_000
-    )
+    seen(table, "Test Rule", exact=True)
     page.locator("#rl-b-text input, #rl-b-text textarea").first.fill("zorgon")
     table.get_by_text("Other Rule", exact=True).locator("visible=true").first.click()
-    view.get_by_text("Zorgons cannot fly").first.wait_for(timeout=10_000)
+    seen(view, "Zorgons cannot fly")
     shot(page, "07-browser")
 
     # Sources: a Markdown rulebook (five chapter files) as a new game, with a display name.
@@ -211,29 +229,28 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     page.locator(
         "#rl-s-file button[aria-label='Clear'], #rl-s-file .label-clear-button"
     ).first.click()
-    page.locator("#rl-s-file input[type=file]").set_input_files([str(p) for p in BRASS_MD])
-    page.locator("#rl-s-file").get_by_text("01-basics.md").first.wait_for(timeout=10_000)
+    attach(page, BRASS_MD, "01-basics.md")
     page.locator("#rl-s-game input").click()
     page.get_by_role("option", name="New game…").click()
     slug = page.locator("#rl-s-slug input, #rl-s-slug textarea").first
-    slug.wait_for(state="visible", timeout=10_000)
+    slug.wait_for(state="visible", timeout=WAIT)
     slug.fill("Brass & Bayonet")  # a name, not a slug: refused with the slug to use
     page.locator("#rl-s-add").click()
     error = page.locator("#rl-s-status .rl-error")
-    error.wait_for(timeout=30_000)
+    error.wait_for(timeout=WAIT)
     assert "brass-bayonet" in error.inner_text() and "\n" not in error.inner_text().strip()
     slug.fill("brass-and-bayonet")
     page.locator("#rl-s-name input, #rl-s-name textarea").first.fill("Brass & Bayonet")
     page.locator("#rl-s-edition input, #rl-s-edition textarea").first.fill("1.2")
     page.locator("#rl-s-add").click()
     status = page.locator("#rl-s-status .rl-ok")
-    status.wait_for(timeout=30_000)
+    status.wait_for(timeout=WAIT)
     assert "01-basics.md, 02-movement.md" in status.inner_text()
     assert "Brass & Bayonet" in status.inner_text()
     table = page.locator("#rl-s-table")
-    table.get_by_text("03-shooting.md").first.wait_for(timeout=10_000)
-    table.get_by_text("Markdown", exact=True).first.wait_for(timeout=10_000)
-    page.locator("#rl-s-slug").wait_for(state="hidden", timeout=10_000)
+    seen(table, "03-shooting.md")
+    seen(table, "Markdown", exact=True)
+    page.locator("#rl-s-slug").wait_for(state="hidden", timeout=WAIT)
     assert page.locator("#rl-s-game input").input_value() == "Brass & Bayonet"
     shot(page, "08-new-game")
 
@@ -242,9 +259,7 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     page.locator("#rl-b-game input").click()
     page.get_by_role("option", name="Brass & Bayonet").click()
     page.locator("#rl-b-text input, #rl-b-text textarea").first.fill("Overwatch")
-    # 30 s, like the ingest waits above: 10 s timed out once on a fresh clone while
-    # another job kept both cores busy.
-    view.get_by_text("brass-and-bayonet Overwatch").first.wait_for(timeout=30_000)
+    seen(view, "brass-and-bayonet Overwatch")
     assert "Special Rules · 03-shooting.md" in view.inner_text()
     page.get_by_role("tab", name="Ask").click()
     page.locator("#rl-game").get_by_text("Brass & Bayonet", exact=True).click()
@@ -255,9 +270,7 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     assert brass.locator(".rl-chip", has_text="brass-and-bayonet").count() >= 1
     chip = brass.locator(".rl-chip", has_text="brass-and-bayonet").first
     chip.click()
-    page.locator("#rl-rule-panel .rl-rule-meta").get_by_text(
-        "03-shooting.md", exact=False
-    ).first.wait_for(timeout=10_000)
+    seen(page.locator("#rl-rule-panel .rl-rule-meta"), "03-shooting.md", exact=False)
     shot(page, "09-new-game-answer")
 
     assert not page.page_errors, page.page_errors
@@ -280,7 +293,7 @@ def test_game_names_are_shown_as_text(seeded_service: Any, monkeypatch: pytest.M
             )
             pg = browser.new_page(viewport={"width": 1280, "height": 900})
             pg.goto(f"http://127.0.0.1:{port}/", wait_until="load")
-            pg.wait_for_selector("#rl-question textarea", timeout=30_000)
+            pg.wait_for_selector("#rl-question textarea", timeout=WAIT)
             pg.locator("#rl-game").get_by_text(evil, exact=True).click()
             pg.locator("#rl-evidence input").check()
             answer = ask(pg, "How are dice rolled?")
@@ -289,10 +302,10 @@ def test_game_names_are_shown_as_text(seeded_service: Any, monkeypatch: pytest.M
             pg.wait_for_function(
                 "t => document.querySelector('#rl-s-table').textContent.includes(t)",
                 arg=evil,
-                timeout=10_000,
+                timeout=WAIT,
             )
             pg.locator("#rl-s-game input").click()
-            pg.get_by_role("option", name=evil).wait_for(timeout=10_000)
+            pg.get_by_role("option", name=evil).wait_for(timeout=WAIT)
             shot(pg, "10-hostile-game-name")
             assert pg.evaluate("() => window.__pwned") is None
             assert pg.locator("#rl-chat img, #rl-s-table img, #rl-game img").count() == 0

@@ -443,6 +443,14 @@ class Handlers:
             view = fmt.placeholder_html("Select a rule in the table, or type a number or name.")
         return _table(rows, BROWSE_HEADERS), view, count
 
+    def browse_game(self, game_choice: str, text: str, show: str) -> tuple[Any, ...]:
+        """(sections, table, rule view, count line) for a newly picked game.
+
+        One step, not sections then browse: two events would each read the filters
+        when sent, and the later-sent one could finish first and be overwritten.
+        """
+        return (self.sections(game_choice), *self.browse(game_choice, ALL, text, show))
+
     def browse_select(self, evt: gr.SelectData) -> str:
         row = evt.row_value or []
         if len(row) < 2:
@@ -823,18 +831,30 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
 
         browse_inputs = [b_game, b_section, b_text, b_show]
         browse_outputs = [b_table, b_rule, b_count]
+        # Every event that redraws the browser is in one queue of one at a time, so
+        # results land in the order the filters changed: with several at once, a
+        # slow early redraw (the game picked, the filter still empty) could land
+        # after a later one (the filter typed) and leave the stale view on screen.
+        in_order: dict[str, Any] = {
+            "api_visibility": "private",
+            "concurrency_id": "browse",
+            "concurrency_limit": 1,
+        }
         b_game.change(
-            h.sections, inputs=[b_game], outputs=[b_section], api_visibility="private"
-        ).then(h.browse, inputs=browse_inputs, outputs=browse_outputs, api_visibility="private")
+            h.browse_game,
+            inputs=[b_game, b_text, b_show],
+            outputs=[b_section, *browse_outputs],
+            trigger_mode="always_last",
+            **in_order,
+        )
         for trigger in (b_section.change, b_show.change, b_text.change):
             trigger(
                 h.browse,
                 inputs=browse_inputs,
                 outputs=browse_outputs,
-                api_visibility="private",
                 trigger_mode="always_last",
                 show_progress="hidden",
-                concurrency_limit=None,
+                **in_order,
             )
         b_table.select(
             h.browse_select,
@@ -896,8 +916,11 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             outputs=[game, b_game, s_game, s_new, s_slug, s_name, s_edition],
             api_visibility="private",
         ).then(
-            h.browse, inputs=browse_inputs, outputs=browse_outputs, api_visibility="private"
-        ).then(h.sections, inputs=[b_game], outputs=[b_section], api_visibility="private")
+            h.browse_game,
+            inputs=[b_game, b_text, b_show],
+            outputs=[b_section, *browse_outputs],
+            **in_order,
+        )
 
         def on_load(
             chat_choice: str,
@@ -911,15 +934,14 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             return (
                 *h.selectors(chat_choice, game_choice, source_choice),
                 h.sources_table(),
-                h.sections(game_choice),
-                *h.browse(game_choice, ALL, text, show),
+                *h.browse_game(game_choice, text, show),
             )
 
         demo.load(
             on_load,
             inputs=[game, s_game, *browse_inputs],
             outputs=[game, b_game, s_game, s_table, b_section, *browse_outputs],
-            api_visibility="private",
+            **in_order,
         )
     return demo
 
