@@ -436,9 +436,12 @@ def ask(
         # One question, so no later one to keep the scoring prefix for: one
         # llama.cpp context, one mapping of the weights (~0.5 GB less RSS).
         service = ctx.service(**overrides, llm_chat_context="shared")
-        loads = service.warm_up() if timings else {}
-        if not timings:
+        if timings:
+            loads = service.warm_up(question)
+        else:
+            loads = {}
             service.check_llm()
+            service.preload_llm(question)
         result = service.ask(question, game=_game(game))
         answer = result.to_dict()
         where = {

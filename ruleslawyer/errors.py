@@ -44,6 +44,6 @@ def read_toml(path: Path, what: str) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
-        raise InputError(f"cannot read {what} {path}: {err.strerror}") from err
+        raise InputError(f"cannot read {what} {path}: {err.strerror or err}") from err
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         raise InputError(f"{what} {path} is not valid TOML: {err}") from err

@@ -338,20 +338,60 @@ class RulesService:
             if self._answerer is None:
                 from dataclasses import replace
 
-                from ruleslawyer.answerable import AnswerCheck
-                from ruleslawyer.verdict import Calibration
-
                 picker = EvidencePicker(retriever.embedder, retriever.units)
                 llm = self.llm()
-                cal = self._calibration or (
-                    Calibration.for_model(llm.name) if llm is not None else Calibration()
-                )
+                cal, check = self._measured(llm)
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
                 names = {g.slug: g.display for g in self.games()}
-                check = AnswerCheck.for_model(llm.name) if llm is not None else None
                 self._answerer = Answerer(llm, picker, cal, names, check=check)
             return self._answerer
+
+    def _measured(self, llm: Any) -> tuple[Any, Any]:
+        """(verdict calibration, answerability check) measured for ``llm``: small
+        files read by the model's name, so they are known before the index loads."""
+        from ruleslawyer.answerable import AnswerCheck
+        from ruleslawyer.verdict import Calibration
+
+        cal = self._calibration or (
+            Calibration.for_model(llm.name) if llm is not None else Calibration()
+        )
+        return cal, AnswerCheck.for_model(llm.name) if llm is not None else None
+
+    def _scores(self, llm: Any) -> bool:
+        """Whether answers score prompts (a verdict or the answerability check)."""
+        cal, check = self._measured(llm)
+        return bool(cal.enabled or (check is not None and check.enabled))
+
+    def preload_llm(self, question: str | None = None) -> threading.Thread | None:
+        """Start loading the LLM in a thread, beside the index and the embedder.
+
+        llama.cpp loads in C with the GIL released, so on two cores its ~0.5 s
+        overlaps the embedder's and the word index's loading, and the first
+        answer of a one-shot ``ask`` comes that much sooner. Given the question,
+        only when answering it may call the model (an open question, or any
+        question when the model scores verdicts or answerability): a yes/no
+        question answered from its quotes alone should not share the two cores
+        with a load it never uses. A failed load is not raised here: the first
+        real use loads again and says why.
+        """
+        from ruleslawyer.verdict import is_yes_no
+
+        llm = self.llm()
+        if llm is None:
+            return None
+        scoring = self._scores(llm)
+        if question is not None and is_yes_no(question) and not scoring:
+            return None
+
+        def load() -> None:
+            # Raised again, with its message, by the first use that needs the model.
+            with contextlib.suppress(Exception):
+                llm.load(scoring=scoring)
+
+        thread = threading.Thread(target=load, name="rl-load-model")
+        thread.start()
+        return thread
 
     def ask(
         self,
@@ -385,15 +425,19 @@ class RulesService:
             question, result, options=opts, on_text=on_text, timings={"retrieve": retrieve_ms}
         )
 
-    def warm_up(self) -> dict[str, float]:
+    def warm_up(self, question: str | None = None) -> dict[str, float]:
         """Load the index, the embedding model and the LLM now; ms each took.
 
         Everything loads lazily on first use anyway; this is for a server
         that should be warm before its first visitor, and for measuring
-        where a cold start goes (``ask --timings``).
+        where a cold start goes (``ask --timings``). The LLM loads in a thread
+        beside the rest (``preload_llm``; given the question, only if answering
+        it may use the model), so "model" is the wait left after the rest.
         """
         import time
 
+        self.check_llm()  # a bad model path or server fails before anything loads
+        loading = self.preload_llm(question)
         took: dict[str, float] = {}
         t = time.perf_counter()
         self.index()
@@ -405,11 +449,10 @@ class RulesService:
         self.retriever()  # BM25 and name indexes, built on first use
         took["retriever"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        llm = self.llm()
-        if llm is not None:
-            llm.check()
-            answerer = self.answerer()
-            llm.load(scoring=answerer.calibration.enabled or answerer.check.enabled)
+        if loading is not None:
+            loading.join()
+            # Loaded by now, so this only raises what the thread kept quiet.
+            self.llm().load(scoring=self._scores(self.llm()))
         took["model"] = (time.perf_counter() - t) * 1000
         return took
 
