@@ -37,7 +37,14 @@ from ruleslawyer.evidence import Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
-from ruleslawyer.records import Answer, Citation, SearchResult, Verdict, verdict_words
+from ruleslawyer.records import (
+    Answer,
+    Citation,
+    SearchResult,
+    Verdict,
+    shown_quote,
+    verdict_words,
+)
 from ruleslawyer.retrieval.exact import RULE_NUMBER
 from ruleslawyer.verdict import (
     Calibration,
@@ -422,7 +429,7 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")
     if evidence:
         ev = evidence[0]
-        parts.append(f'{ev.unit.label}: "{" ".join(ev.quote.split())}"')
+        parts.append(f'{ev.unit.label}: "{shown_quote(ev.quote)}"')
     return " ".join(parts)
 
 

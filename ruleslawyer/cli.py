@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -523,7 +524,7 @@ def _process_age_ms() -> float:
 
 def print_answer(answer: dict[str, Any]) -> None:
     """Print ``Answer.to_dict()`` for a player (the same from a server or in-process)."""
-    from ruleslawyer.records import verdict_words
+    from ruleslawyer.records import shown_quote, verdict_words
 
     badge = verdict_words(answer["verdict"], answer.get("verdict_source", ""))
     scope = answer["game"] or "all games"
@@ -531,7 +532,7 @@ def print_answer(answer: dict[str, Any]) -> None:
     click.echo(answer["answer"])
     for c in answer["citations"]:
         click.echo(click.style(f"\n[{citation_heading(c)}]", bold=True))
-        click.echo(f'  "{" ".join(c["quote"].split())}"')
+        click.echo(textwrap.indent(f'"{shown_quote(c["quote"])}"', "  "))
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
 

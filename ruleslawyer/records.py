@@ -18,6 +18,17 @@ Verdict = Literal["yes", "no", "quote", "answer", "not_found"]
 VERDICTS: tuple[Verdict, ...] = ("yes", "no", "quote", "answer", "not_found")
 
 
+def shown_quote(quote: str) -> str:
+    """A quote as an answer shows it: spaces collapsed, but its lines kept.
+
+    A unit's line breaks are the rulebook's own (paragraphs, list items, a
+    table's rows; readers join wrapped lines), so a table quoted whole reads as
+    rows, not as one run of cells ("Shots AP Cost 30 Degrees 1 2 60 ...").
+    """
+    lines = (" ".join(line.split()) for line in quote.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def verdict_words(verdict: str, source: str = "") -> str:
     """How a verdict is said (the badge): the rulebook's own answer plainly ("Yes"),
     a model's as a likelihood ("Likely yes"), a withheld one as the quote ("The rule

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ruleslawyer.answer import AnswerStream, answer_schema, verify_explanation
+from ruleslawyer.answer import AnswerStream, answer_schema, compose, verify_explanation
 from ruleslawyer.evidence import (
     Evidence,
     EvidencePicker,
@@ -528,3 +528,31 @@ def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
     other = service.ask("Can a unit that made a scout move still shoot this turn?", game="40k")
     assert other.verdict_source != "faq"
     assert llm.streamed == 1  # no verdict to earn: the quote, no generation
+
+
+def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ruleslawyer.cli import print_answer
+
+    text = "Firing Arc Size\nShots  AP Cost\n30 Degrees 1 2\n60 Degrees 2 4"
+    unit = RuleUnit(rule_id="firing-arcs", game="skirmishers", title="Firing Arcs", text=text)
+    said = compose("answer", "", [Evidence(unit, 0, len(text), 0.9)])
+    assert said.endswith('"Firing Arc Size\nShots AP Cost\n30 Degrees 1 2\n60 Degrees 2 4"')
+    print_answer(
+        {
+            "verdict": "answer",
+            "game": "skirmishers",
+            "model": "fake",
+            "answer": said,
+            "notes": [],
+            "citations": [{**unit.to_dict(), "quote": text}],
+        }
+    )
+    shown = capsys.readouterr().out.split("\n\n")[-1]
+    assert shown.splitlines()[1:] == [
+        '  "Firing Arc Size',
+        "  Shots AP Cost",
+        "  30 Degrees 1 2",
+        '  60 Degrees 2 4"',
+    ]

@@ -151,8 +151,12 @@ def test_answer_html_has_badge_text_chips_and_searched_for() -> None:
 
 def test_plain_answer_for_the_clipboard() -> None:
     u = unit("Units can do things.")
-    text = fmt.plain_answer(answer("yes", "Yes. They can.", (Citation(u, "Units\ncan"),)))
+    text = fmt.plain_answer(answer("yes", "Yes. They can.", (Citation(u, "Units  can"),)))
     assert text == '[Likely yes] Yes. They can.\n40k 24.21 [LANCE]: "Units can"'
+    # A quoted table keeps its rows (a unit's line breaks are the rulebook's).
+    table = Citation(u, "Range   Dice\n\n6 1\n12 2")
+    text = fmt.plain_answer(answer("yes", "Yes.", (table,)))
+    assert text.endswith('40k 24.21 [LANCE]: "Range Dice\n6 1\n12 2"')
 
 
 def test_stream_words_grows_one_word_at_a_time() -> None:

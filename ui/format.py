@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ruleslawyer.ingest.normalize import find_span
-from ruleslawyer.records import VERDICTS, verdict_words
+from ruleslawyer.records import VERDICTS, shown_quote, verdict_words
 
 # Characters that mean something to Markdown (marked), KaTeX or the gr.HTML
 # template engine; as numeric entities they are shown and never interpreted.
@@ -294,7 +294,7 @@ def plain_answer(answer: Any) -> str:
     """The answer as plain text, for the clipboard."""
     lines = [f"[{badge_text(answer.verdict, answer.verdict_source)}] {answer.answer}"]
     for c in answer.citations:
-        lines.append(f'{chip_label(c.unit)}: "{" ".join(c.quote.split())}"')
+        lines.append(f'{chip_label(c.unit)}: "{shown_quote(c.quote)}"')
     return "\n".join(lines)
 
 
