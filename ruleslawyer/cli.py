@@ -531,8 +531,15 @@ def print_answer(answer: dict[str, Any]) -> None:
     click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
     for c in answer["citations"]:
-        click.echo(click.style(f"\n[{citation_heading(c)}]", bold=True))
-        click.echo(textwrap.indent(f'"{shown_quote(c["quote"])}"', "  "))
+        heading = click.style(f"\n[{citation_heading(c)}]", bold=True)
+        quoted = f'"{shown_quote(c["quote"])}"'
+        if quoted in answer["answer"]:
+            # Where the answer's own quote comes from, without printing it twice
+            # (a table quoted whole would fill the screen again).
+            click.echo(f"{heading} quoted above")
+        else:
+            click.echo(heading)
+            click.echo(textwrap.indent(quoted, "  "))
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
 

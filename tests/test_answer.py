@@ -539,16 +539,10 @@ def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(
     unit = RuleUnit(rule_id="firing-arcs", game="skirmishers", title="Firing Arcs", text=text)
     said = compose("answer", "", [Evidence(unit, 0, len(text), 0.9)])
     assert said.endswith('"Firing Arc Size\nShots AP Cost\n30 Degrees 1 2\n60 Degrees 2 4"')
-    print_answer(
-        {
-            "verdict": "answer",
-            "game": "skirmishers",
-            "model": "fake",
-            "answer": said,
-            "notes": [],
-            "citations": [{**unit.to_dict(), "quote": text}],
-        }
-    )
+    citation = {**unit.to_dict(), "quote": text}
+    printed = {"verdict": "answer", "game": "skirmishers", "model": "fake", "notes": []}
+    # A quote the answer's text does not hold is printed under its heading, row by row.
+    print_answer({**printed, "answer": "It costs 2 AP.", "citations": [citation]})
     shown = capsys.readouterr().out.split("\n\n")[-1]
     assert shown.splitlines()[1:] == [
         '  "Firing Arc Size',
@@ -556,3 +550,8 @@ def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(
         "  30 Degrees 1 2",
         '  60 Degrees 2 4"',
     ]
+    # The answer's own quote is not printed twice: its heading says where it is from.
+    print_answer({**printed, "answer": said, "citations": [citation]})
+    out = capsys.readouterr().out
+    assert out.count("30 Degrees 1 2") == 1
+    assert out.rstrip().endswith("quoted above")
