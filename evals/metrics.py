@@ -52,6 +52,7 @@ _NUMBER_WORDS: list[str] = [
     "twenty",
 ]
 _NUMBER_RE = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
+_CELL_RE = re.compile(r" \| ")
 
 
 def same_rule(a: str, b: str) -> bool:
@@ -178,9 +179,13 @@ def normalize_fact_text(text: str) -> str:
     """The form facts and answers are compared in.
 
     ``normalize_for_match`` (lower case, ASCII quotes and hyphens, single
-    spaces) then number words zero..twenty replaced by digits ("seven" -> "7").
+    spaces) then number words zero..twenty replaced by digits ("seven" -> "7"),
+    and a table's cell separator read as a space: the HTML and Markdown readers
+    join a row's cells with " | ", the PDF reader with a space, so "Veteran 5"
+    is the same fact in "Veteran | 5" (it was missed in every HTML table).
     """
-    return _NUMBER_RE.sub(lambda m: str(_NUMBER_WORDS.index(m.group(1))), normalize_for_match(text))
+    flat = _CELL_RE.sub(" ", normalize_for_match(text))
+    return _NUMBER_RE.sub(lambda m: str(_NUMBER_WORDS.index(m.group(1))), flat)
 
 
 def fact_present(fact: str, text: str) -> bool:

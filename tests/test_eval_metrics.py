@@ -93,6 +93,15 @@ def test_facts_number_words_match_digits_both_ways() -> None:
     assert m.facts_recall(["7"], "seventeen") == 0.0
 
 
+def test_facts_read_a_table_row_the_same_in_every_format() -> None:
+    html_row = "Experience | Bonus\nVeteran | 5\nElite | 10"  # HTML and Markdown
+    pdf_row = "Experience Bonus\nVeteran 5\nElite 10"  # PDF
+    for text in (html_row, pdf_row):
+        assert m.facts_recall(["Veteran 5", "elite 10"], text) == 1.0
+    assert m.facts_recall(["Veteran 10"], html_row) == 0.0  # cells still in their rows
+    assert m.facts_recall(["either|or"], "either|or") == 1.0  # a bare bar is not a cell
+
+
 def test_facts_quote_hyphen_case_and_space_styles() -> None:
     text = "Models with  Close‑Quarters weapons may shoot; the unit’s “Move” stat"
     assert m.facts_recall(["close-quarters weapons"], text) == 1.0
