@@ -252,6 +252,7 @@ def export_onnx(folder: Path, n_threads: int | None = None) -> Path:
     sentence-transformers; returns the folder. Needs torch (set-up time only)."""
     import shutil
     import tempfile
+    import warnings
 
     reference = MiniLMEmbedder(n_threads)
     model = reference._load()
@@ -273,7 +274,12 @@ def export_onnx(folder: Path, n_threads: int | None = None) -> Path:
         bert = model[0].auto_model.eval()
         enc = model.tokenizer(list(_PROBES[:1]), return_tensors="pt", padding=True)
         axes = {0: "batch", 1: "tokens"}
-        with torch.no_grad():
+        # The tracer warns about generic cases (Python booleans from tensors,
+        # negative indices) on every export; this one is checked against
+        # sentence-transformers below, so the warnings would only alarm the
+        # player whose first ingest prints them.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             torch.onnx.export(
                 _Encoder(bert),
                 (enc["input_ids"], enc["attention_mask"], enc["token_type_ids"]),

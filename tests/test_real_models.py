@@ -98,3 +98,17 @@ def test_ingest_leaves_an_embedder_that_starts_without_torch(real_service) -> No
     a = np.asarray(fast.embed(texts))
     b = np.asarray(MiniLMEmbedder().embed(texts))
     assert float((a * b).sum(axis=1).min()) > 0.9999
+
+
+def test_the_onnx_export_prints_no_warnings(tmp_path: Path) -> None:
+    """A player's first ingest exports MiniLM; the tracer's generic warnings (the
+    export is checked against sentence-transformers) must not reach their screen."""
+    import warnings
+
+    from ruleslawyer.ingest.embed import ONNX_FILE, export_onnx
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        folder = export_onnx(tmp_path / "onnx")
+    assert (folder / ONNX_FILE).exists()
+    assert [f"{w.category.__name__}: {w.message}" for w in caught] == []
