@@ -52,7 +52,7 @@ _NUMBER_WORDS: list[str] = [
     "twenty",
 ]
 _NUMBER_RE = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b")
-_CELL_RE = re.compile(r" \| ")
+_CELL_RE = re.compile(r" \|(?: \|)* ")  # empty cells too: "Veteran | | 5"
 
 
 def same_rule(a: str, b: str) -> bool:

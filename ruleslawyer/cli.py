@@ -437,6 +437,8 @@ def ask(
         # One question, so no later one to keep the scoring prefix for: one
         # llama.cpp context, one mapping of the weights (~0.5 GB less RSS).
         service = ctx.service(**overrides, llm_chat_context="shared")
+        # Refused before the model starts loading: the process would wait for it.
+        service.check_question(question)
         if timings:
             loads = service.warm_up(question)
         else:

@@ -18,15 +18,29 @@ Verdict = Literal["yes", "no", "quote", "answer", "not_found"]
 VERDICTS: tuple[Verdict, ...] = ("yes", "no", "quote", "answer", "not_found")
 
 
-def shown_quote(quote: str) -> str:
-    """A quote as an answer shows it: spaces collapsed, but its lines kept.
+# A line ending in one of these ends its thought: the next line starts anew.
+_LINE_ENDS = (".", "!", "?", ":", ";")
 
-    A unit's line breaks are the rulebook's own (paragraphs, list items, a
-    table's rows; readers join wrapped lines), so a table quoted whole reads as
-    rows, not as one run of cells ("Shots AP Cost 30 Degrees 1 2 60 ...").
+
+def shown_quote(quote: str) -> str:
+    """A quote as an answer shows it: spaces collapsed, its lines kept, wraps joined.
+
+    The PDF, HTML and Markdown readers keep a line break only where the rulebook
+    has one (paragraphs, list items, a table's rows), so a table quoted whole
+    reads as rows, not as one run of cells ("Shots AP Cost 30 Degrees 1 2 ...").
+    A plain-text rulebook may be hard-wrapped, though (text pasted out of a PDF):
+    a line that does not end a sentence and is followed by one starting in lower
+    case ("up to its Move" / "stat.") is a wrap, and is joined with a space.
     """
-    lines = (" ".join(line.split()) for line in quote.splitlines())
-    return "\n".join(line for line in lines if line)
+    out: list[str] = []
+    for line in (" ".join(raw.split()) for raw in quote.splitlines()):
+        if not line:
+            continue
+        if out and line[0].islower() and not out[-1].endswith(_LINE_ENDS):
+            out[-1] = f"{out[-1]} {line}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def verdict_words(verdict: str, source: str = "") -> str:

@@ -366,14 +366,15 @@ class RulesService:
     def preload_llm(self, question: str | None = None) -> threading.Thread | None:
         """Start loading the LLM in a thread, beside the index and the embedder.
 
-        llama.cpp loads in C with the GIL released, so on two cores its ~0.5 s
+        llama.cpp loads in C with the GIL released, so on two cores its 0.4-0.5 s
         overlaps the embedder's and the word index's loading, and the first
-        answer of a one-shot ``ask`` comes that much sooner. Given the question,
-        only when answering it may call the model (an open question, or any
+        answer of a one-shot ``ask`` comes sooner. Given the question, only when
+        answering it is likely to call the model (an open question, or any
         question when the model scores verdicts or answerability): a yes/no
-        question answered from its quotes alone should not share the two cores
-        with a load it never uses. A failed load is not raised here: the first
-        real use loads again and says why.
+        question is most often answered from its quotes alone and should not
+        share the two cores with a load it never uses (one whose FAQ entry earns
+        an explanation loads the model when it gets there, as before). A failed
+        load is not raised here: the first real use loads again and says why.
         """
         from ruleslawyer.verdict import is_yes_no
 
@@ -393,6 +394,20 @@ class RulesService:
         thread.start()
         return thread
 
+    def check_question(self, question: str) -> None:
+        """Refuse an empty or over-long question (``InputError``), loading nothing."""
+        from ruleslawyer.retrieval.hybrid import clean_query
+
+        # Searching can live with a truncated query; an answer to half a question
+        # cannot, so an over-long question is refused rather than cut.
+        length = len(clean_query(question))
+        limit = self.settings.max_question_chars
+        if length > limit:
+            raise InputError(
+                f"the question is {length:,} characters; the limit is {limit:,} "
+                "(ask about one rule at a time)"
+            )
+
     def ask(
         self,
         question: str,
@@ -405,17 +420,8 @@ class RulesService:
         import time
 
         from ruleslawyer.answer import AnswerOptions
-        from ruleslawyer.retrieval.hybrid import clean_query
 
-        # Searching can live with a truncated query; an answer to half a question
-        # cannot, so an over-long question is refused rather than cut.
-        length = len(clean_query(question))
-        limit = self.settings.max_question_chars
-        if length > limit:
-            raise InputError(
-                f"the question is {length:,} characters; the limit is {limit:,} "
-                "(ask about one rule at a time)"
-            )
+        self.check_question(question)
         t0 = time.perf_counter()
         result = self.search(question, game=game)
         retrieve_ms = (time.perf_counter() - t0) * 1000

@@ -53,6 +53,8 @@ def test_a_yes_no_question_loads_when_the_model_scores(
     assert loads == [(True, "rl-load-model")]
 
 
+# An exception escaping the thread is only a warning to pytest: made an error here.
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_failed_load_is_quiet_in_the_thread_and_raised_by_warm_up(
     seeded_service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

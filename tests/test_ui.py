@@ -157,6 +157,10 @@ def test_plain_answer_for_the_clipboard() -> None:
     table = Citation(u, "Range   Dice\n\n6 1\n12 2")
     text = fmt.plain_answer(answer("yes", "Yes.", (table,)))
     assert text.endswith('40k 24.21 [LANCE]: "Range Dice\n6 1\n12 2"')
+    # A hard-wrapped text rulebook's wraps are joined; its sentence and list breaks kept.
+    wrapped = Citation(u, "A unit can move up to its Move\nstat. Then it ends:\n- it must stop")
+    text = fmt.plain_answer(answer("yes", "Yes.", (wrapped,)))
+    assert text.endswith('"A unit can move up to its Move stat. Then it ends:\n- it must stop"')
 
 
 def test_stream_words_grows_one_word_at_a_time() -> None:
