@@ -156,6 +156,14 @@ def ingest(
             f"Indexed {report.units} rules ({by_game}) in {report.seconds:.1f}s "
             f"({report.embedded_chunks} chunks embedded, {report.reused_vectors} reused) -> {report.index_path}"
         )
+    for info in service.games() if paths and game else ():
+        if info.slug == game and not info.name:
+            # Otherwise the page's selectors and every answer show the bare slug.
+            named = " ".join(w.capitalize() for w in info.slug.split("-"))
+            click.echo(
+                f'note: {info.slug} has no name, so it is shown as "{info.slug}": '
+                f'run this again with --game-name "{named}" (or your own) to name it'
+            )
 
 
 @cli.command()

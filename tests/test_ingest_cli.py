@@ -350,3 +350,26 @@ def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path: Path) -> N
     message = str(err.value)
     assert "manifest.toml" in message and "cannot read the manifest" in message
     assert "\n" not in message
+
+
+def test_a_new_game_without_a_name_gets_a_hint_to_name_it(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    book = tmp_path / "fortress.txt"
+    book.write_text(SMALL_BOOK, encoding="utf-8")
+    code, out, err = cli_run("ingest", str(book), "--game", "bolt-action", data_dir=data_dir)
+    assert code == 0, err
+    assert '--game-name "Bolt Action"' in out
+    code, out, err = cli_run(
+        "ingest",
+        str(book),
+        "--game",
+        "bolt-action",
+        "--game-name",
+        "Bolt Action",
+        data_dir=data_dir,
+    )
+    assert code == 0, err
+    assert "--game-name" not in out  # named now
+    code, out, _ = cli_run("games", data_dir=data_dir)
+    assert "Bolt Action" in out
