@@ -363,7 +363,7 @@ class RulesService:
         cal, check = self._measured(llm)
         return bool(cal.enabled or (check is not None and check.enabled))
 
-    def preload_llm(self, question: str | None = None) -> threading.Thread | None:
+    def preload_llm(self, question: str | None = None) -> Callable[[], None] | None:
         """Start loading the LLM in a thread, beside the index and the embedder.
 
         llama.cpp loads in C with the GIL released, so on two cores its 0.4-0.5 s
@@ -373,8 +373,11 @@ class RulesService:
         question when the model scores verdicts or answerability): a yes/no
         question is most often answered from its quotes alone and should not
         share the two cores with a load it never uses (one whose FAQ entry earns
-        an explanation loads the model when it gets there, as before). A failed
-        load is not raised here: the first real use loads again and says why.
+        an explanation loads the model when it gets there, as before).
+
+        Returns a function that waits for the load and raises what it failed
+        with (None when nothing loads). Whoever does not wait loses nothing: the
+        first real use of a model that failed to load loads again and says why.
         """
         from ruleslawyer.verdict import is_yes_no
 
@@ -385,14 +388,23 @@ class RulesService:
         if question is not None and is_yes_no(question) and not scoring:
             return None
 
+        failed: list[Exception] = []
+
         def load() -> None:
-            # Raised again, with its message, by the first use that needs the model.
-            with contextlib.suppress(Exception):
+            try:
                 llm.load(scoring=scoring)
+            except Exception as err:  # for wait(); never out of the thread
+                failed.append(err)
 
         thread = threading.Thread(target=load, name="rl-load-model")
         thread.start()
-        return thread
+
+        def wait() -> None:
+            thread.join()
+            if failed:
+                raise failed[0]
+
+        return wait
 
     def check_question(self, question: str) -> None:
         """Refuse an empty or over-long question (``InputError``), loading nothing."""
@@ -443,7 +455,7 @@ class RulesService:
         import time
 
         self.check_llm()  # a bad model path or server fails before anything loads
-        loading = self.preload_llm(question)
+        wait_for_model = self.preload_llm(question)
         took: dict[str, float] = {}
         t = time.perf_counter()
         self.index()
@@ -455,10 +467,8 @@ class RulesService:
         self.retriever()  # BM25 and name indexes, built on first use
         took["retriever"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        if loading is not None:
-            loading.join()
-            # Loaded by now, so this only raises what the thread kept quiet.
-            self.llm().load(scoring=self._scores(self.llm()))
+        if wait_for_model is not None:
+            wait_for_model()
         took["model"] = (time.perf_counter() - t) * 1000
         return took
 

@@ -27,9 +27,9 @@ def test_an_open_question_loads_the_model_in_a_thread(
     seeded_service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loads = _record_loads(seeded_service, monkeypatch)
-    thread = seeded_service.preload_llm("What does At the double give me?")
-    assert thread is not None
-    thread.join(timeout=10)
+    wait = seeded_service.preload_llm("What does At the double give me?")
+    assert wait is not None
+    wait()
     assert [name for _, name in loads] == ["rl-load-model"]
 
 
@@ -47,22 +47,23 @@ def test_a_yes_no_question_loads_when_the_model_scores(
 ) -> None:
     loads = _record_loads(seeded_service, monkeypatch)
     monkeypatch.setattr(seeded_service, "_scores", lambda llm: True)
-    thread = seeded_service.preload_llm("Can a unit shoot after it advanced?")
-    assert thread is not None
-    thread.join(timeout=10)
+    wait = seeded_service.preload_llm("Can a unit shoot after it advanced?")
+    assert wait is not None
+    wait()
     assert loads == [(True, "rl-load-model")]
 
 
 # An exception escaping the thread is only a warning to pytest: made an error here.
 @pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
-def test_a_failed_load_is_quiet_in_the_thread_and_raised_by_warm_up(
+def test_a_failed_load_is_quiet_in_the_thread_and_raised_by_waiting(
     seeded_service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     loads = _record_loads(seeded_service, monkeypatch, fail=True)
-    thread = seeded_service.preload_llm()
-    assert thread is not None
-    thread.join(timeout=10)  # no exception escaped the thread to stop this
+    wait = seeded_service.preload_llm()
+    assert wait is not None
+    with pytest.raises(ModelError, match="damaged"):
+        wait()
     with pytest.raises(ModelError, match="damaged"):
         seeded_service.warm_up()
-    # warm_up's own thread failed quietly, then its check in this thread raised.
-    assert [name for _, name in loads][-2:] == ["rl-load-model", "MainThread"]
+    # Each load ran in its thread only; waiting raised what it failed with.
+    assert [name for _, name in loads] == ["rl-load-model", "rl-load-model"]
