@@ -171,13 +171,19 @@ def test_show_in_the_wrong_game(cli_run: Run, data_dir: Path) -> None:
 
 
 # --- adding a rulebook ---------------------------------------------------------------------------
+def add_small_book(cli_run: Run, data_dir: Path, tmp_path: Path, *options: str) -> tuple[Path, str]:
+    """SMALL_BOOK written to fortress.txt and added with ``options``: (the file, stdout)."""
+    book = tmp_path / "fortress.txt"
+    book.write_text(SMALL_BOOK, encoding="utf-8")
+    code, out, err = cli_run("ingest", str(book), *options, data_dir=data_dir)
+    assert code == 0, err
+    return book, out
+
+
 def test_added_rulebook_is_indexed_and_persists(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
-    book = tmp_path / "fortress.txt"
-    book.write_text(SMALL_BOOK, encoding="utf-8")
-    code, out, err = cli_run("ingest", str(book), "--game", "40k", data_dir=data_dir)
-    assert code == 0, err
+    book, out = add_small_book(cli_run, data_dir, tmp_path, "--game", "40k")
     assert "fortress.txt" in out
     code, out, err = cli_run("rules", "show", "55.03", data_dir=data_dir)
     assert code == 0, err
@@ -355,21 +361,12 @@ def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path: Path) -> N
 def test_a_new_game_without_a_name_gets_a_hint_to_name_it(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
-    book = tmp_path / "fortress.txt"
-    book.write_text(SMALL_BOOK, encoding="utf-8")
-    code, out, err = cli_run("ingest", str(book), "--game", "bolt-action", data_dir=data_dir)
-    assert code == 0, err
+    _, out = add_small_book(cli_run, data_dir, tmp_path, "--game", "bolt-action")
     assert '--game-name "Bolt Action"' in out
-    code, out, err = cli_run(
-        "ingest",
-        str(book),
-        "--game",
-        "bolt-action",
-        "--game-name",
-        "Bolt Action",
-        data_dir=data_dir,
+    _, out = add_small_book(
+        cli_run, data_dir, tmp_path, "--game", "bolt-action", "--game-name", "Bolt Action"
     )
-    assert code == 0, err
     assert "--game-name" not in out  # named now
-    code, out, _ = cli_run("games", data_dir=data_dir)
+    code, out, err = cli_run("games", data_dir=data_dir)
+    assert code == 0, err
     assert "Bolt Action" in out
