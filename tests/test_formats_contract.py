@@ -204,6 +204,28 @@ def test_markdown_and_html_agree() -> None:
         ), rule_id
 
 
+def test_raw_html_in_markdown_is_read_as_html() -> None:
+    """Wiki exports mix raw HTML into Markdown: an <h3> opens its section as ### does,
+    and an HTML table keeps its rows; a lone anchor or comment leaves no text."""
+    data = (
+        b"# Movement\n\nA model moves up to its Pace in inches.\n\n"
+        b'<a name="jump"></a>\n\n<!-- TODO: art -->\n\n'
+        b"<h3>Jumping</h3>\n\nA model may jump a gap of up to 2 inches.\n\n"
+        b"<table><tr><th>Terrain</th><th>Cost</th></tr><tr><td>Mud</td><td>3</td></tr></table>\n\n"
+        b"## Climbing\n\nClimbing costs double movement.\n"
+    )
+    result = parse_file("moves.md", data, game=BB)
+    units = {u.rule_id: u for u in result.units}
+    assert list(units) == ["movement", "movement/jumping", "movement/climbing"]
+    assert units["movement/jumping"].parent == "Movement"
+    assert units["movement/jumping"].text.splitlines() == [
+        "A model may jump a gap of up to 2 inches.",
+        "Terrain | Cost",
+        "Mud | 3",
+    ]
+    assert "jump" not in units["movement"].text.lower()
+
+
 # --- choosing the format ------------------------------------------------------------------------
 def test_markdown_in_a_txt_file_is_read_as_markdown() -> None:
     """A .txt is the text parsers' first; with no text layout and Markdown headings,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.outline import Block, Outline, build_units
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
@@ -105,11 +105,12 @@ def outline_of(text: str) -> Outline:
             if tok.content.strip():
                 outline.blocks.append(Block(tok.content.strip("\n")))
         elif t == "html_block":
-            from bs4 import BeautifulSoup
-
-            words = BeautifulSoup(tok.content, "lxml").get_text(" ").split()
-            if words:
-                outline.blocks.append(Block(" ".join(words)))
+            # Raw HTML is read as the HTML reader reads a page, so an
+            # ``<h3>`` in a wiki export opens its section like ``###`` does,
+            # and its tables and lists keep their rows and items.
+            fragment = html.outline_of(tok.content.encode("utf-8"))
+            if fragment.blocks:
+                outline.blocks.extend(fragment.blocks)
             else:
                 outline.dropped["HTML markup"] += 1
     return outline
