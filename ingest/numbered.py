@@ -28,9 +28,16 @@ rulebook laid out very differently falls back to plain sections (see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ruleslawyer.ingest.units import ParseResult, Span, build_unit, short_title, tidy_title
+from ruleslawyer.ingest.units import (
+    ParseResult,
+    Span,
+    build_unit,
+    search_view,
+    short_title,
+    tidy_title,
+)
 
 # --- page furniture -----------------------------------------------------------
 _FURNITURE: list[tuple[str, re.Pattern[str]]] = [
@@ -76,6 +83,9 @@ _CAPS_HEADING = re.compile(
     re.M,
 )
 _FAQ_Q = re.compile(r"\bQ: ")
+# "10.02Shoot": the extraction lost the space between a rule's number and its
+# title. The unit's text gets it back, so a quote reads as the page does.
+_GLUED_HEAD = re.compile(r"\A(\d{1,2}\.\d{2})(?=[A-Za-z\[])")
 
 # Recovering lost titles from the body, most specific first.
 _TITLE_FROM_BODY: list[re.Pattern[str]] = [
@@ -275,6 +285,9 @@ def parse_numbered(
             title_source=source,
             furniture=furniture,
         )
+        if unit and _GLUED_HEAD.match(unit.text):
+            spaced = _GLUED_HEAD.sub(r"\1 ", unit.text, count=1)
+            unit = replace(unit, text=spaced, search_text=search_view(spaced))
         if unit:
             result.units.append(unit)
 

@@ -11,6 +11,7 @@ only some files changed, vectors of unchanged chunks are reused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -18,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -132,6 +134,24 @@ def link_dangling_refs(units: list[RuleUnit]) -> list[RuleUnit]:
     return out
 
 
+@functools.cache
+def readers_fingerprint() -> str:
+    """A hash of the ingest code itself (the readers, parsers and chunking).
+
+    The index records it, so a ruleslawyer whose readers changed (an upgrade,
+    a fix in a checkout) reads the rulebooks again on the next ``ingest``
+    instead of keeping units the old readers made. Hashing the source, not a
+    version number someone must remember to bump, makes that automatic; the
+    vectors of unchanged chunks are reused, so the re-read costs little.
+    """
+    digest = hashlib.sha256()
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _fingerprint(books: list[Rulebook]) -> list[dict[str, Any]]:
     return [
         {
@@ -235,6 +255,7 @@ def build_index(
         and old_manifest
         and old_manifest.get("format_version") == FORMAT_VERSION
         and old_manifest.get("embedder") == embedder_name
+        and old_manifest.get("readers") == readers_fingerprint()
         and old_manifest.get("sources") == sources
         and old_manifest.get("games") == game_tables
     ):
@@ -329,6 +350,7 @@ def build_index(
     manifest = {
         "embedder": embedder_name,
         "dim": embedder.dim,
+        "readers": readers_fingerprint(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "sources": sources,
         "units_by_game": report.units_by_game,

@@ -112,6 +112,25 @@ def test_reingest_is_up_to_date_and_touches_nothing(cli_run: Run, data_dir: Path
     assert code == 0 and json.loads(out)["up_to_date"] is True
 
 
+def test_changed_readers_read_the_rulebooks_again(
+    cli_run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade whose readers changed, ``ingest`` does not keep the units the old
+    readers made; it reads every rulebook again and reuses the unchanged chunks' vectors."""
+    from ruleslawyer.ingest import pipeline
+
+    before_rules, _ = rules_json(cli_run, data_dir)
+    monkeypatch.setattr(pipeline, "readers_fingerprint", lambda: "readers-of-a-new-release")
+    code, out, err = cli_run("ingest", "--json", data_dir=data_dir)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["up_to_date"] is False
+    assert report["embedded_chunks"] == 0 and report["reused_vectors"] > 0
+    code, out, _ = cli_run("ingest", "--json", data_dir=data_dir)
+    assert code == 0 and json.loads(out)["up_to_date"] is True
+    assert rules_json(cli_run, data_dir)[0] == before_rules
+
+
 def test_force_rebuilds(cli_run: Run, data_dir: Path) -> None:
     before_out, _ = rules_json(cli_run, data_dir)
     old_current = (data_dir / "index" / "CURRENT").read_text()
