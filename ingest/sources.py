@@ -195,6 +195,43 @@ def safe_name(name: str, extensions: Iterable[str] = (".txt",)) -> str:
     return base if base.lower().endswith(exts) else base + ".txt"
 
 
+def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Path]:
+    """``paths`` with each folder replaced by the rulebook files in it.
+
+    A folder (a wiki export, a rulebook split into chapters) stands for every
+    file under it whose extension a reader takes, in name order; hidden files
+    and folders are skipped. The library keeps one file per name, so two
+    files of one name are refused rather than one silently replacing the other.
+    """
+    known = tuple(e.lower() for e in extensions)
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(
+            f
+            for f in path.rglob("*")
+            if f.suffix.lower() in known
+            and f.is_file()
+            and not any(part.startswith(".") for part in f.relative_to(path).parts)
+        )
+        if not found:
+            raise InputError(
+                f"{path}: a folder with no rulebook files in it (looked for {', '.join(known)})"
+            )
+        out.extend(found)
+    seen: dict[str, Path] = {}
+    for f in out:
+        if f.name in seen and seen[f.name] != f:
+            raise InputError(
+                f"{seen[f.name]} and {f}: two rulebooks named {f.name}; the library keeps "
+                "one file per name, so rename one"
+            )
+        seen[f.name] = f
+    return list(dict.fromkeys(out))
+
+
 def add_to_library(
     library: Path,
     name: str,

@@ -141,6 +141,7 @@ class RulesService:
         from ruleslawyer.ingest import formats
         from ruleslawyer.ingest.pipeline import parse_file
         from ruleslawyer.ingest.reader import decode_rulebook, read_bytes
+        from ruleslawyer.ingest.sources import rulebook_files
 
         self.settings.data_dir.mkdir(parents=True, exist_ok=True)
         catalog = self.catalog()
@@ -154,7 +155,7 @@ class RulesService:
                     f"(--game {known}, or a new game's slug)"
                 )
             g = check_game(game, catalog.games.values())
-            for p in paths:
+            for p in rulebook_files(paths, formats.extensions()):
                 # Read and parse before the library or the index is touched.
                 data = read_bytes(p, max_bytes=self.settings.max_rulebook_bytes)
                 fmt = formats.detect(p.name, data, format)

@@ -199,6 +199,45 @@ def add_small_book(cli_run: Run, data_dir: Path, tmp_path: Path, *options: str) 
     return book, out
 
 
+def test_a_folder_adds_the_rulebooks_in_it(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    """A folder stands for the rulebook files under it, by extension, in name order;
+    hidden files and files no reader takes are left out."""
+    book = tmp_path / "gloom"
+    (book / "chapters").mkdir(parents=True)
+    (book / "01-move.md").write_text("# Movement\n\nA model moves 6 inches.\n", encoding="utf-8")
+    (book / "chapters" / "02-fight.md").write_text(
+        "# Fighting\n\nRoll a die for each attack.\n", encoding="utf-8"
+    )
+    (book / ".draft.md").write_text("# Draft\n\nNot yet.\n", encoding="utf-8")
+    (book / "cover.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (book / "LICENSE").write_text("All rights reserved.\n", encoding="utf-8")
+    code, _, err = cli_run("ingest", str(book), "--game", "gloomhold", data_dir=data_dir)
+    assert code == 0, err
+    library = read_manifest(data_dir / "rulebooks", "library").rulebooks
+    assert [b.file for b in library] == ["01-move.md", "02-fight.md"]
+    _, units = rules_json(cli_run, data_dir, "--game", "gloomhold")
+    assert [u["title"] for u in units] == ["Movement", "Fighting"]
+
+
+@pytest.mark.parametrize("layout", ["empty", "same name twice"])
+def test_a_folder_that_cannot_be_added_touches_nothing(
+    cli_run: Run, data_dir: Path, tmp_path: Path, layout: str
+) -> None:
+    book = tmp_path / "book"
+    (book / "a").mkdir(parents=True)
+    if layout == "same name twice":
+        (book / "b").mkdir()
+        for sub in ("a", "b"):
+            (book / sub / "rules.md").write_text(f"# {sub}\n\nText of {sub}.\n", encoding="utf-8")
+    before = index_state(data_dir)
+    code, _, err = cli_run("ingest", str(book), "--game", "gloomhold", data_dir=data_dir)
+    assert code == 1
+    assert err.startswith("Error: ") and len(err.strip().splitlines()) == 1, err
+    assert ("two rulebooks named rules.md" if layout != "empty" else "no rulebook files") in err
+    assert index_state(data_dir) == before
+    assert not (data_dir / "rulebooks" / "manifest.toml").exists()
+
+
 def test_added_rulebook_is_indexed_and_persists(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
