@@ -167,6 +167,27 @@ def ingest(
 
 
 @cli.command()
+@click.argument("files", nargs=-1)
+@click.option("--game", help="Remove every rulebook added for this game.")
+@pass_ctx
+def remove(ctx: Context, files: tuple[str, ...], game: str | None) -> None:
+    """Remove added rulebooks (FILES, by the names `ruleslawyer games` lists) from
+    your library, and rebuild the index without them.
+
+    The seed rulebooks stay. The index is rebuilt before the library
+    changes, so if anything fails both are left as they were.
+    """
+    service = ctx.service()
+    bar = _Bar(enabled=True)
+    removed, report = service.remove(list(files), game=game, progress=bar)
+    bar.close()
+    by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())
+    click.echo(
+        f"Removed {', '.join(removed)}. The index now holds {report.units} rules ({by_game})."
+    )
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 @pass_ctx
 def games(ctx: Context, as_json: bool) -> None:

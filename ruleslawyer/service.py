@@ -20,7 +20,14 @@ from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
 from ruleslawyer.ingest.embed import Embedder, make_embedder
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.ingest.pipeline import IngestReport, build_index
-from ruleslawyer.ingest.sources import Catalog, Rulebook, add_to_library, check_game, read_manifest
+from ruleslawyer.ingest.sources import (
+    Catalog,
+    Rulebook,
+    add_to_library,
+    check_game,
+    read_manifest,
+    remove_from_library,
+)
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
 from ruleslawyer.records import GameInfo, RuleUnit, SearchResult
 from ruleslawyer.settings import Settings
@@ -198,12 +205,74 @@ class RulesService:
             self.prepare_embedder()
         finally:
             lock.release()
+        self._forget_index()
+        return report
+
+    def remove(
+        self,
+        files: Sequence[str] = (),
+        *,
+        game: str | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> tuple[list[str], IngestReport]:
+        """Take added rulebooks out of the library, by file name or all of ``game``'s,
+        and rebuild the index without them: (the files removed, the ingest report).
+
+        Only the library's files can go; the seed rulebooks ship with
+        ruleslawyer. The index is rebuilt from the remaining rulebooks before
+        the library changes, so a failure leaves both as they were.
+        """
+        from filelock import FileLock, Timeout
+
+        catalog = self.catalog()
+        added = [b for b in catalog.rulebooks if b.origin == "library"]
+        seeds = {b.file for b in catalog.rulebooks if b.origin != "library"}
+        wanted = list(dict.fromkeys(files))
+        for name in wanted:
+            if name in seeds:
+                raise InputError(f"{name}: a seed rulebook ships with ruleslawyer and stays")
+            if name not in {b.file for b in added}:
+                listed = ", ".join(b.file for b in added) or "none yet"
+                raise InputError(f"{name}: no added rulebook of that name (added: {listed})")
+        if game is not None:
+            of_game = [b.file for b in added if b.game == game]
+            if not of_game:
+                raise InputError(f"{game}: no added rulebooks of that game")
+            wanted += [f for f in of_game if f not in wanted]
+        if not wanted:
+            raise InputError("say which rulebooks to remove: file names, or --game")
+        lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
+        try:
+            lock.acquire(timeout=600)
+        except Timeout:
+            raise InputError(
+                "another ingest has held the index lock for 10 minutes; try again later"
+            ) from None
+        try:
+            keep = [b for b in self.catalog().rulebooks if b.file not in wanted]
+            report = build_index(
+                keep,
+                self.store,
+                self.embedder(),
+                max_bytes=self.settings.max_rulebook_bytes,
+                games=catalog.games,
+                encoding=None,
+                progress=progress,
+            )
+            for name in wanted:
+                remove_from_library(self.settings.library_dir, name)
+        finally:
+            lock.release()
+        self._forget_index()
+        return wanted, report
+
+    def _forget_index(self) -> None:
+        """Drop what was built on the old index; the next use loads the new one."""
         with self._lock:
             self._index = None
             self._retriever = None
             self._answerer = None
             self._games = None
-        return report
 
     # --- the index ----------------------------------------------------------
     def index(self) -> StoredIndex:

@@ -238,6 +238,64 @@ def test_a_folder_that_cannot_be_added_touches_nothing(
     assert not (data_dir / "rulebooks" / "manifest.toml").exists()
 
 
+def test_remove_takes_an_added_rulebook_out(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    library = data_dir / "rulebooks"
+    assert (library / "fortress.txt").is_file()
+    code, out, err = cli_run("remove", "fortress.txt", data_dir=data_dir)
+    assert code == 0, err
+    assert out.startswith("Removed fortress.txt.")
+    assert not (library / "fortress.txt").exists()
+    assert read_manifest(library, "library").rulebooks == ()
+    _, units = rules_json(cli_run, data_dir)
+    assert units and all(u["game"] != "fortress" for u in units)
+    code, out, _ = cli_run("ingest", "--json", data_dir=data_dir)
+    assert code == 0 and json.loads(out)["up_to_date"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("000_77e8f599e6a938f0.txt",), "a seed rulebook ships with ruleslawyer"),
+        (("nope.md",), "no added rulebook of that name (added: fortress.txt)"),
+        (("--game", "aos"), "aos: no added rulebooks of that game"),
+        ((), "say which rulebooks to remove"),
+    ],
+)
+def test_remove_refuses_what_it_cannot_remove(
+    cli_run: Run, data_dir: Path, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    before = index_state(data_dir)
+    library = (data_dir / "rulebooks" / "manifest.toml").read_bytes()
+    code, _, err = cli_run("remove", *args, data_dir=data_dir)
+    assert code == 1 and err.startswith("Error: ") and message in err, err
+    assert index_state(data_dir) == before
+    assert (data_dir / "rulebooks" / "manifest.toml").read_bytes() == library
+
+
+def test_a_failed_rebuild_leaves_the_library_as_it_was(
+    cli_run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ruleslawyer import service
+    from ruleslawyer.errors import RulebookError
+
+    add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    before = index_state(data_dir)
+
+    def fail(*_: object, **__: object) -> None:
+        raise RulebookError("disk full (simulated)")
+
+    monkeypatch.setattr(service, "build_index", fail)
+    code, _, err = cli_run("remove", "fortress.txt", data_dir=data_dir)
+    assert code == 1 and "disk full (simulated)" in err
+    assert (data_dir / "rulebooks" / "fortress.txt").read_text(encoding="utf-8") == SMALL_BOOK
+    assert [b.file for b in read_manifest(data_dir / "rulebooks", "library").rulebooks] == [
+        "fortress.txt"
+    ]
+    assert index_state(data_dir) == before
+
+
 def test_added_rulebook_is_indexed_and_persists(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
