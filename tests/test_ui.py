@@ -635,6 +635,36 @@ def test_upload_needs_a_file_and_a_game(handlers: Any, tmp_path: Path) -> None:
     assert "rl-error" in status and "game" in status
 
 
+def test_an_added_rulebook_can_be_removed(
+    handlers: Any, seeded_settings: Any, tmp_path: Path
+) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    assert handlers.added_files() == []
+    status, _, removed = handlers.remove_rulebook(None)
+    assert not removed and "rl-error" in status and "choose an added rulebook" in status
+    upload = tmp_path / "zorgon.txt"
+    upload.write_text(ZORGON, encoding="utf-8")
+    status, _ = handlers.add_rulebook(str(upload), NEW_GAME, None, slug="zorgon", name="Zorgon")
+    assert "rl-ok" in status, status
+    assert handlers.added_files() == [("zorgon.txt (Zorgon)", "zorgon.txt")]
+    assert "zorgon" in [slug for _, slug in handlers.choices()[0]]
+
+    # the seeds cannot go, and a refusal changes nothing
+    before = data_fingerprint(seeded_settings.data_dir)
+    seed = handlers.service.rulebooks()[0].file
+    status, _, removed = handlers.remove_rulebook(seed)
+    assert not removed and "rl-error" in status and "seed rulebook" in status
+    assert data_fingerprint(seeded_settings.data_dir) == before
+
+    status, table, removed = handlers.remove_rulebook("zorgon.txt")
+    assert removed and "rl-ok" in status and "Removed zorgon.txt" in status
+    assert handlers.added_files() == []
+    assert "zorgon" not in [slug for _, slug in handlers.choices()[0]]
+    assert "zorgon.txt" not in str(table)
+    assert not any(u.game == "zorgon" for u in handlers.service.units())
+
+
 def test_valid_upload_is_ingested_and_searchable(handlers: Any, tmp_path: Path) -> None:
     upload = tmp_path / "gradio" / "Zorgon rules!.txt"
     upload.parent.mkdir()

@@ -273,6 +273,22 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     seen(page.locator("#rl-rule-panel .rl-rule-meta"), "03-shooting.md", exact=False)
     shot(page, "09-new-game-answer")
 
+    # Sources: remove the rulebook added to 40k; it leaves the table and the index.
+    page.get_by_role("tab", name="Sources").click()
+    page.locator("#rl-s-remove-file input").click()
+    page.get_by_role("option", name="zorgon-rules.txt (Warhammer 40,000)").click()
+    page.locator("#rl-s-remove").click()
+    status = page.locator("#rl-s-status .rl-ok", has_text="Removed zorgon-rules.txt")
+    status.wait_for(timeout=WAIT)
+    table = page.locator("#rl-s-table")
+    seen(table, "03-shooting.md")
+    assert "zorgon-rules.txt" not in table.inner_text()
+    page.locator("#rl-s-remove-file input").click()
+    seen(page, "03-shooting.md (Brass & Bayonet)")
+    assert page.get_by_role("option", name="zorgon-rules.txt (Warhammer 40,000)").count() == 0
+    page.keyboard.press("Escape")
+    shot(page, "10-removed")
+
     assert not page.page_errors, page.page_errors
 
 

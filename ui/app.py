@@ -565,6 +565,35 @@ class Handlers:
             )
         return new, label, game_edition
 
+    def added_files(self) -> list[tuple[str, str]]:
+        """(label, file) of every rulebook added to the library: what can be removed."""
+        names = self.game_names()
+        return [
+            (f"{b.file} ({names.get(b.game, b.game)})", b.file)
+            for b in self.service.rulebooks()
+            if b.origin == "library"
+        ]
+
+    def remove_rulebook(self, file: str | None) -> tuple[str, Any, bool]:
+        """Take an added rulebook out of the library and the index: (status, sources
+        table, whether it went)."""
+        try:
+            if not file:
+                raise InputError("choose an added rulebook to remove")
+            with self.lock:  # not while an answer is being written from it
+                removed, report = self.service.remove([file])
+        except RulesLawyerError as err:
+            return fmt.error_html(str(err)), self.sources_table(), False
+        except Exception as err:  # a bug: keep the page alive, log it
+            log.exception("removing a rulebook failed")
+            return (
+                fmt.error_html(f"internal error ({err.__class__.__name__}); see the server log"),
+                gr.skip(),
+                False,
+            )
+        message = f"Removed {', '.join(removed)}. {report.units} rules remain loaded."
+        return fmt.ok_html(message), self.sources_table(), True
+
     def _added_message(self, names: list[str], game: str) -> str:
         files = set(names)
         units = [u for u in self.service.units(game) if u.source.file in files]
@@ -795,6 +824,15 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                                     elem_id="rl-s-edition",
                                 )
                         s_add = gr.Button("Add rulebook", variant="primary", elem_id="rl-s-add")
+                with gr.Row(equal_height=True):
+                    s_remove_file = gr.Dropdown(
+                        h.added_files(),
+                        value=None,
+                        label="Remove an added rulebook (the seed rulebooks stay)",
+                        scale=3,
+                        elem_id="rl-s-remove-file",
+                    )
+                    s_remove = gr.Button("Remove", variant="stop", scale=1, elem_id="rl-s-remove")
                 s_status = gr.HTML("", elem_id="rl-s-status", js_on_load=None)
                 added = gr.State(None)
 
@@ -905,6 +943,10 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             api_visibility="private",
             queue=False,
         )
+
+        def removable() -> Any:
+            return gr.Dropdown(choices=h.added_files(), value=None)
+
         s_add.click(
             add,
             inputs=[s_file, s_game, s_slug, s_name, s_edition],
@@ -914,6 +956,37 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             after_add,
             inputs=[added, game, b_game],
             outputs=[game, b_game, s_game, s_new, s_slug, s_name, s_edition],
+            api_visibility="private",
+        ).then(removable, outputs=[s_remove_file], api_visibility="private", queue=False).then(
+            h.browse_game,
+            inputs=[b_game, b_text, b_show],
+            outputs=[b_section, *browse_outputs],
+            **in_order,
+        )
+
+        def remove(file: str | None) -> tuple[str, Any, bool]:
+            result = h.remove_rulebook(file)
+            if result[2]:
+                sync_choices()
+            return result
+
+        def after_remove(
+            removed: bool, chat_choice: str | None, browse_choice: str | None, source: str | None
+        ) -> tuple[Any, ...]:
+            if not removed:
+                return (gr.skip(),) * 4
+            return (*h.selectors(chat_choice, browse_choice, source), removable())
+
+        removed = gr.State(False)
+        s_remove.click(
+            remove,
+            inputs=[s_remove_file],
+            outputs=[s_status, s_table, removed],
+            api_name="remove_rulebook",
+        ).then(
+            after_remove,
+            inputs=[removed, game, b_game, s_game],
+            outputs=[game, b_game, s_game, s_remove_file],
             api_visibility="private",
         ).then(
             h.browse_game,
@@ -934,13 +1007,14 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             return (
                 *h.selectors(chat_choice, game_choice, source_choice),
                 h.sources_table(),
+                removable(),
                 *h.browse_game(game_choice, text, show),
             )
 
         demo.load(
             on_load,
             inputs=[game, s_game, *browse_inputs],
-            outputs=[game, b_game, s_game, s_table, b_section, *browse_outputs],
+            outputs=[game, b_game, s_game, s_table, s_remove_file, b_section, *browse_outputs],
             **in_order,
         )
     return demo
