@@ -417,6 +417,59 @@ def test_heading_style_used_only_on_the_last_page_is_a_heading() -> None:
     assert (ref.title, ref.parent, ref.source.page) == ("Quick Reference", "Terrain", 5)
 
 
+CHAPTERS = ("Basics", "Movement", "Shooting", "Morale")
+
+
+def test_a_running_header_that_names_the_chapter_is_dropped() -> None:
+    """A header like "Chapter 3 · Shooting" changes from chapter to chapter: its words do not
+    repeat; its place and style (8 pt italic, flush right, same height) do."""
+    b = Book()
+    for n, chapter in enumerate(CHAPTERS, start=1):
+        b.new_page()
+        running = f"Chapter {n} \u00b7 {chapter}"
+        b.canvas.setFont("Helvetica-Oblique", 8)
+        b.canvas.drawRightString(PAGE_W - MARGIN, PAGE_H - 40, running)
+        b.drawn.append((b.page, running))
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+    result = read_pdf(b.pdf())
+    assert [u.title for u in result.units] == list(CHAPTERS)
+    assert not any("Chapter" in u.text for u in result.units)
+    # the centred header (repeated words) and the chapter line (repeated place), 4 pages each
+    assert result.dropped["running headers and footers"] == 8
+
+
+def test_a_glossary_page_of_bold_terms_and_indented_definitions() -> None:
+    """On the glossary page the indented definitions outnumber the terms at the
+    margin; the book's margin, not the page's commonest start, makes them headings."""
+    b = Book()
+    for n, chapter in enumerate(CHAPTERS[:3], start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+    b.new_page()
+    b.heading("Glossary", size=16)
+    terms = {
+        "Base contact": "Two bases that touch, or a base touching a piece of terrain that "
+        "blocks movement, count as in base contact for every rule.",
+        "Darkness": "Any point of the battlefield outside every light radius, whether or not "
+        "a model stands there at the start of the round.",
+        "Held token": "An initiative token set aside to be spent after a later activation "
+        "of the same player, but never in the End Phase.",
+    }
+    for term, definition in terms.items():
+        b.heading(term)
+        for line in wrap(definition, TEXT_W - 12):
+            b._line(MARGIN + 12, line, BODY_FONT, BODY_SIZE)
+            b.y -= LEADING
+    result = read_pdf(b.pdf())
+    got = {u.rule_id: u.text for u in result.units if u.source.page == 4}
+    assert got == {
+        f"glossary/{term.lower().replace(' ', '-')}": definition
+        for term, definition in terms.items()
+    }
+
+
 def test_numbered_table_of_contents_is_dropped() -> None:
     b = Book()
     b.new_page()

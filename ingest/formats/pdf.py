@@ -254,18 +254,51 @@ def _furniture_key(text: str) -> str:
     return re.sub(r"\d+", "#", text.lower())
 
 
-def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
-    """Running headers/footers, page numbers, a table of contents, a cover page."""
+def _slots(ln: _Line) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Where and how a margin line is set: its height on the page, its style, and
+    its left or its right edge (a running header is set flush left or right)."""
+    at = (ln.zone, round(ln.top / 2), round(ln.size * 2), ln.bold)
+    return (*at, "left", round(ln.x0 / 3)), (*at, "right", round(ln.x1 / 3))
+
+
+def _drop_furniture(pages: list[_Page], outline: Outline, usual: Counter[float]) -> None:
+    """Running headers/footers, page numbers, a table of contents, a cover page.
+
+    A running header repeats its text (digits aside) from page to page, or,
+    when it names the chapter ("Chapter 5 · Combat"), its place and style: a
+    short margin line set off the body's style, at the same height and edge
+    on many pages, is furniture too. A heading or a body line never is.
+    """
     seen: Counter[str] = Counter()
+    slots: Counter[tuple[Any, ...]] = Counter()
+    sizes: Counter[float] = Counter()
     for page in pages:
         seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
+        slots.update({slot for ln in page.lines if ln.zone for slot in _slots(ln)})
+        for ln in page.lines:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    body = sizes.most_common(1)[0][0] if sizes else 10.0
     repeat = max(3, int(0.3 * len(pages)))
+
+    def placed_like_furniture(ln: _Line, margins: dict[int, float]) -> bool:
+        return (
+            abs(ln.size - body) > 0.5
+            and len(ln.text.split()) <= 12
+            and not _is_heading(ln, body, margins)
+            and any(slots[slot] >= repeat for slot in _slots(ln))
+        )
+
     for page in pages:
         kept = []
+        margins = _margins(page, usual)
         for ln in page.lines:
             if ln.zone and _PAGE_NUMBER.match(ln.text):
                 outline.dropped["page numbers"] += 1
-            elif ln.zone and len(pages) >= 3 and seen[_furniture_key(ln.text)] >= repeat:
+            elif (
+                ln.zone
+                and len(pages) >= 3
+                and (seen[_furniture_key(ln.text)] >= repeat or placed_like_furniture(ln, margins))
+            ):
                 outline.dropped["running headers and footers"] += 1
             else:
                 kept.append(ln)
@@ -286,7 +319,9 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 _Style = tuple[float, bool, bool]
 
 
-def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_Style]]:
+def _heading_styles(
+    pages: list[_Page], usual: Counter[float]
+) -> tuple[float, dict[_Style, int], set[_Style]]:
     """The body font size, each heading style's level (1 = top), and the cover's styles.
 
     A style used on the first page and nowhere else but the last page of a
@@ -299,7 +334,7 @@ def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_
     body = sizes.most_common(1)[0][0] if sizes else 10.0
     used_on: dict[_Style, set[int]] = {}
     for page in pages:
-        margins = _margins(page)
+        margins = _margins(page, usual)
         for ln in page.lines:
             if _is_heading(ln, body, margins):
                 used_on.setdefault(_style(ln), set()).add(page.number)
@@ -313,12 +348,29 @@ def _style(ln: _Line) -> _Style:
     return (round(ln.size * 2) / 2, ln.bold, ln.caps)
 
 
-def _margins(page: _Page) -> dict[int, float]:
-    """Each column's left margin: the most common line start (to 2 pt)."""
+def _margins(page: _Page, usual: Counter[float] | None = None) -> dict[int, float]:
+    """Each column's left margin: the most common line start (to 2 pt).
+
+    With ``usual`` (every line start in the document, counted), a start the
+    page uses at least twice and the document uses more often wins: on a
+    glossary page, where each bold term at the margin is followed by an
+    indented definition, the indent is the page's commonest start but not
+    the book's margin.
+    """
     starts: dict[int, Counter[float]] = {}
     for ln in page.lines:
         starts.setdefault(ln.column, Counter())[round(ln.x0 / 2) * 2] += 1
-    return {col: c.most_common(1)[0][0] for col, c in starts.items()}
+    margins = {}
+    for col, c in starts.items():
+        margin = c.most_common(1)[0][0]
+        if usual:
+            margin = max((x for x, n in c.items() if n >= 2), key=usual.__getitem__, default=margin)
+        margins[col] = margin
+    return margins
+
+
+def _usual_starts(pages: list[_Page]) -> Counter[float]:
+    return Counter(round(ln.x0 / 2) * 2 for page in pages for ln in page.lines)
 
 
 def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
@@ -358,8 +410,9 @@ def outline_of(data: bytes, name: str) -> Outline:
     for page in pages:
         _reading_order(page)
         _mark_zones(page)
-    _drop_furniture(pages, outline)
-    body, levels, cover_styles = _heading_styles(pages)
+    usual = _usual_starts(pages)
+    _drop_furniture(pages, outline, usual)
+    body, levels, cover_styles = _heading_styles(pages, usual)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
     if on_cover:
@@ -378,7 +431,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     first_heading_seen = False
     cover: list[_Line] = []
     for page in pages:
-        margins = _margins(page)
+        margins = _margins(page, usual)
         right = _right_edges(page)
         for ln in page.lines:
             if _style(ln) in cover_styles and _is_heading(ln, body, margins):
