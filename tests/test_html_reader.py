@@ -34,6 +34,29 @@ def test_line_breaks_and_blocks_separate_words() -> None:
     assert "one two" in charging.text and "onetwo" not in charging.text
 
 
+WIKI_PAGE = """<!DOCTYPE html><html><body>
+<main id="content">
+<div class="page-tabs"><a href="/wiki/X">Article</a> · <a href="/wiki/Talk:X">Talk</a>
+ · <a href="?action=edit">Edit</a></div>
+<article>
+<h1>Ember Lanterns</h1>
+<div id="siteSub">From Marshlight Gaming Wiki, the free tabletop rules wiki</div>
+<p>Skirmish rules for lantern bearers.</p>
+<h2>Moving</h2><p>A model moves up to 6 inches.</p>
+</article>
+</main></body></html>"""
+
+
+def test_a_wiki_article_inside_main_leaves_the_page_tools_out() -> None:
+    """<main> holds the wiki's page tabs beside its one <article>: the article is the
+    rules; MediaWiki's "From ... wiki" tagline is chrome."""
+    result = parse_file("ember.html", WIKI_PAGE.encode(), game="ember")
+    assert [(u.rule_id, u.text) for u in result.units] == [
+        ("ember-lanterns", "Skirmish rules for lantern bearers."),
+        ("ember-lanterns/moving", "A model moves up to 6 inches."),
+    ]
+
+
 def test_a_page_without_headings_becomes_plain_sections_with_a_warning() -> None:
     page = "<html><body><main>" + "<p>A rule sentence about moving units.</p>" * 60
     result = parse_file("flat.html", (page + "</main></body></html>").encode(), game="club")

@@ -4,7 +4,8 @@ What is not the rules goes first: scripts, styles, forms, and the page's
 chrome by its own markup (``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
 ARIA navigation roles, and the class names sites and wikis give menus,
 breadcrumbs, tables of contents and "[edit]" links). The rules are then read
-from ``<main>``/``<article>`` when the page has one, else from ``<body>``.
+from ``<main>``/``<article>`` when the page has one (the one ``<article>``
+inside a ``<main>``), else from ``<body>``.
 
 h1-h6 open sections exactly as Markdown headings do (``ingest.outline``). A
 run-in heading, the way LaTeX converters and some wikis mark
@@ -37,7 +38,7 @@ _CHROME_NAME = re.compile(
     r"^(?:nav|navbar|navigation|menu|mainmenu|sidebar|breadcrumbs?|site-?header|"
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
-    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*)$",
+    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*|sitesub|contentsub|jump-to-nav)$",
     re.I,
 )
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
@@ -182,6 +183,11 @@ def outline_of(data: bytes) -> Outline:
             tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.select_one('[role="main"]')
     root = root or soup.body or soup
+    # A <main> around one <article> also holds the page's own tools (a wiki's
+    # "Article · Talk · Edit" tabs, a share bar): the article is the rules.
+    articles = root.find_all("article") if root.name != "article" else []
+    if len(articles) == 1:
+        root = articles[0]
     walker = _Walker(outline)
     walker.walk(root)
     walker.flush()
