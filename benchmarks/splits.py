@@ -39,6 +39,14 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   was tried: it moved recall on *choose* up and turned away fewer
   unanswerable questions, a tie on fully correct, so the tuning fitted
   without it stayed.)
+- ember and ember-html: questions about "Ember Lanterns", a third game's
+  rulebook written for a player's test on 2026-12-02 by a helper session
+  that never ran the pipeline, typeset as a two-column PDF (running
+  headers naming the chapter, a glossary) and as one wiki page (page
+  tabs, a contents sidebar, "[Edit | History]" links, a glossary as a
+  ``<dl>``); the PDF and HTML readers were mended on the book itself (its
+  chapter headers, its glossary page, its page tabs) before any question
+  was asked, and nothing was fitted or chosen on its questions.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -87,6 +95,8 @@ CORPORA: dict[str, Corpus] = {
     "skirmishers-html": Corpus(
         "skirmishers", "Skirmishers", tuple(sorted((SHARED / "skirmishers").glob("*.html")))
     ),
+    "ember-pdf": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.pdf",)),
+    "ember-html": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.html",)),
 }
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
@@ -114,6 +124,8 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "test-fresh": (("test-fresh.jsonl", "brass"),),
     "cross-fresh2": (("skirmishers-fresh2.jsonl", "skirmishers-pdf"),),
     "long": (("delvers.jsonl", "delvers"),),
+    "ember": (("ember.jsonl", "ember-pdf"),),
+    "ember-html": (("ember.jsonl", "ember-html"),),
 }
 
 

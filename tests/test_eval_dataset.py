@@ -210,6 +210,8 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("skirmishers.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("skirmishers-fresh.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("skirmishers-fresh2.jsonl", "skirmishers", SKIRMISHERS_PDF),
+        ("ember.jsonl", "ember", "evals/corpora/ember/ember.pdf"),
+        ("ember.jsonl", "ember", "evals/corpora/ember/ember.html"),
     ],
 )
 def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | Path) -> None:
