@@ -134,21 +134,35 @@ def link_dangling_refs(units: list[RuleUnit]) -> list[RuleUnit]:
     return out
 
 
+# The libraries whose output is the units' text: the PDF, HTML and Markdown readers'.
+READER_LIBRARIES = ("pypdfium2", "beautifulsoup4", "lxml", "markdown-it-py")
+
+
 @functools.cache
 def readers_fingerprint() -> str:
-    """A hash of the ingest code itself (the readers, parsers and chunking).
+    """A hash of what turns a rulebook into units: the ingest code itself (the
+    readers, parsers and chunking) and the versions of the libraries the
+    readers rest on.
 
     The index records it, so a ruleslawyer whose readers changed (an upgrade,
-    a fix in a checkout) reads the rulebooks again on the next ``ingest``
-    instead of keeping units the old readers made. Hashing the source, not a
-    version number someone must remember to bump, makes that automatic; the
-    vectors of unchanged chunks are reused, so the re-read costs little.
+    a fix in a checkout, a new pypdfium2) reads the rulebooks again on the
+    next ``ingest`` instead of keeping units the old readers made. Hashing the
+    source, not a version number someone must remember to bump, makes that
+    automatic; the vectors of unchanged chunks are reused, so the re-read
+    costs little.
     """
+    from importlib import metadata
+
     digest = hashlib.sha256()
     root = Path(__file__).parent
     for path in sorted(root.rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
+    for library in READER_LIBRARIES:
+        try:
+            digest.update(f"{library}=={metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library} missing".encode())
     return digest.hexdigest()[:16]
 
 

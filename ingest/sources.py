@@ -200,8 +200,11 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Pat
 
     A folder (a wiki export, a rulebook split into chapters) stands for every
     file under it whose extension a reader takes, in name order; hidden files
-    and folders are skipped. The library keeps one file per name, so two
-    files of one name are refused rather than one silently replacing the other.
+    and folders are skipped, and so are links to folders (``Path.rglob``
+    does not follow them; links to files are followed). The library keeps
+    one file per name, as ``safe_name`` writes it, so two files that would
+    get one name are refused rather than one silently replacing the other;
+    one file named twice (``book/a.md`` and ``book/``) is taken once.
     """
     known = tuple(e.lower() for e in extensions)
     out: list[Path] = []
@@ -222,14 +225,19 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Pat
             )
         out.extend(found)
     seen: dict[str, Path] = {}
+    unique: list[Path] = []
     for f in out:
-        if f.name in seen and seen[f.name] != f:
+        stored = safe_name(f.name, known)
+        if stored in seen:
+            if seen[stored].resolve() == f.resolve():
+                continue
             raise InputError(
-                f"{seen[f.name]} and {f}: two rulebooks named {f.name}; the library keeps "
-                "one file per name, so rename one"
+                f"{seen[stored]} and {f}: both would be stored as {stored}; the library "
+                "keeps one file per name, so rename one"
             )
-        seen[f.name] = f
-    return list(dict.fromkeys(out))
+        seen[stored] = f
+        unique.append(f)
+    return unique
 
 
 def add_to_library(
@@ -270,14 +278,23 @@ def add_to_library(
     return book
 
 
-def remove_from_library(library: Path, name: str) -> bool:
+def remove_from_library(library: Path, names: Iterable[str]) -> list[str]:
+    """Drop ``names`` from the library: one manifest write, then the files go.
+
+    The manifest is what is read, so a crash after it leaves only stray
+    files, never a manifest naming files that are gone. Returns the names
+    that were in the library.
+    """
+    gone = set(names)
     catalog = read_manifest(library, "library")
-    keep = [b for b in catalog.rulebooks if b.file != name]
-    if len(keep) == len(catalog.rulebooks):
-        return False
-    _atomic_write(library / "manifest.toml", _manifest_toml(keep, catalog.games).encode("utf-8"))
-    (library / name).unlink(missing_ok=True)
-    return True
+    keep = [b for b in catalog.rulebooks if b.file not in gone]
+    removed = [b.file for b in catalog.rulebooks if b.file in gone]
+    if removed:
+        body = _manifest_toml(keep, catalog.games).encode("utf-8")
+        _atomic_write(library / "manifest.toml", body)
+        for name in removed:
+            (library / name).unlink(missing_ok=True)
+    return removed
 
 
 def _manifest_toml(books: list[Rulebook], games: dict[str, GameInfo]) -> str:

@@ -12,7 +12,7 @@ import contextlib
 import difflib
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,8 +143,6 @@ class RulesService:
         ``edition`` say how it is shown. Every new file is read and parsed
         before the library or the index is touched.
         """
-        from filelock import FileLock, Timeout
-
         from ruleslawyer.ingest import formats
         from ruleslawyer.ingest.pipeline import parse_file
         from ruleslawyer.ingest.reader import decode_rulebook, read_bytes
@@ -170,14 +168,7 @@ class RulesService:
                     data = decode_rulebook(data, str(p), encoding).encode("utf-8")
                 parse_file(p.name, data, game=g, format=fmt.name)
                 new.append((p, data, fmt.name))
-        lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
-        try:
-            lock.acquire(timeout=600)
-        except Timeout:
-            raise InputError(
-                "another ingest has held the index lock for 10 minutes; try again later"
-            ) from None
-        try:
+        with self._ingest_lock():
             info = GameInfo(g, game_name or "", edition or "") if paths else None
             for p, data, fmt_name in new:
                 add_to_library(
@@ -203,8 +194,6 @@ class RulesService:
             )
             # Under the same lock: two ingests never export at once.
             self.prepare_embedder()
-        finally:
-            lock.release()
         self._forget_index()
         return report
 
@@ -219,28 +208,49 @@ class RulesService:
         and rebuild the index without them: (the files removed, the ingest report).
 
         Only the library's files can go; the seed rulebooks ship with
-        ruleslawyer. The index is rebuilt from the remaining rulebooks before
-        the library changes, so a failure leaves both as they were.
+        ruleslawyer. The index is rebuilt from the remaining rulebooks first,
+        then the library's manifest is rewritten once: a failed rebuild leaves
+        both as they were, and a library that cannot be written after it (a
+        read-only folder) keeps the books, which the next ``ingest`` indexes
+        again.
         """
+        with self._ingest_lock():
+            catalog = self.catalog()
+            added = [b for b in catalog.rulebooks if b.origin == "library"]
+            seeds = {b.file for b in catalog.rulebooks if b.origin != "library"}
+            wanted = list(dict.fromkeys(files))
+            for name in wanted:
+                if name in seeds:
+                    raise InputError(f"{name}: a seed rulebook ships with ruleslawyer and stays")
+                if name not in {b.file for b in added}:
+                    listed = ", ".join(b.file for b in added) or "none yet"
+                    raise InputError(f"{name}: no added rulebook of that name (added: {listed})")
+            if game is not None:
+                of_game = [b.file for b in added if b.game == game]
+                if not of_game:
+                    raise InputError(f"{game}: no added rulebooks of that game")
+                wanted += [f for f in of_game if f not in wanted]
+            if not wanted:
+                raise InputError("say which rulebooks to remove: file names, or --game")
+            report = build_index(
+                [b for b in catalog.rulebooks if b.file not in wanted],
+                self.store,
+                self.embedder(),
+                max_bytes=self.settings.max_rulebook_bytes,
+                games=catalog.games,
+                encoding=None,
+                progress=progress,
+            )
+            remove_from_library(self.settings.library_dir, wanted)
+        self._forget_index()
+        return wanted, report
+
+    @contextlib.contextmanager
+    def _ingest_lock(self) -> Iterator[None]:
+        """The data dir's ingest lock, across processes: one writer of the library
+        and the index at a time (a CLI ingest, the page, a remove)."""
         from filelock import FileLock, Timeout
 
-        catalog = self.catalog()
-        added = [b for b in catalog.rulebooks if b.origin == "library"]
-        seeds = {b.file for b in catalog.rulebooks if b.origin != "library"}
-        wanted = list(dict.fromkeys(files))
-        for name in wanted:
-            if name in seeds:
-                raise InputError(f"{name}: a seed rulebook ships with ruleslawyer and stays")
-            if name not in {b.file for b in added}:
-                listed = ", ".join(b.file for b in added) or "none yet"
-                raise InputError(f"{name}: no added rulebook of that name (added: {listed})")
-        if game is not None:
-            of_game = [b.file for b in added if b.game == game]
-            if not of_game:
-                raise InputError(f"{game}: no added rulebooks of that game")
-            wanted += [f for f in of_game if f not in wanted]
-        if not wanted:
-            raise InputError("say which rulebooks to remove: file names, or --game")
         lock = FileLock(str(self.settings.data_dir / "ingest.lock"))
         try:
             lock.acquire(timeout=600)
@@ -249,22 +259,9 @@ class RulesService:
                 "another ingest has held the index lock for 10 minutes; try again later"
             ) from None
         try:
-            keep = [b for b in self.catalog().rulebooks if b.file not in wanted]
-            report = build_index(
-                keep,
-                self.store,
-                self.embedder(),
-                max_bytes=self.settings.max_rulebook_bytes,
-                games=catalog.games,
-                encoding=None,
-                progress=progress,
-            )
-            for name in wanted:
-                remove_from_library(self.settings.library_dir, name)
+            yield
         finally:
             lock.release()
-        self._forget_index()
-        return wanted, report
 
     def _forget_index(self) -> None:
         """Drop what was built on the old index; the next use loads the new one."""

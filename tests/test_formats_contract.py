@@ -212,11 +212,19 @@ def test_raw_html_in_markdown_is_read_as_html() -> None:
         b'<a name="jump"></a>\n\n<!-- TODO: art -->\n\n'
         b"<h3>Jumping</h3>\n\nA model may jump a gap of up to 2 inches.\n\n"
         b"<table><tr><th>Terrain</th><th>Cost</th></tr><tr><td>Mud</td><td>3</td></tr></table>\n\n"
-        b"## Climbing\n\nClimbing costs double movement.\n"
+        b"## Climbing\n\nClimbing costs double movement.\n\n"
+        b'<nav><a href="/">Home</a></nav>\n\n'
+        b"Roll <b>2d6</b> and add<br>your bonus.\n"
     )
     result = parse_file("moves.md", data, game=BB)
     units = {u.rule_id: u for u in result.units}
     assert list(units) == ["movement", "movement/jumping", "movement/climbing"]
+    assert units["movement/climbing"].text.splitlines() == [
+        "Climbing costs double movement.",
+        "Roll 2d6 and add",
+        "your bonus.",
+    ]
+    assert result.dropped["navigation, headers and footers"] == 1
     assert units["movement/jumping"].parent == "Movement"
     assert units["movement/jumping"].text.splitlines() == [
         "A model may jump a gap of up to 2 inches.",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ruleslawyer.ingest.pipeline import parse_file
 
 PAGE = """<!DOCTYPE html><html><body>
@@ -43,6 +45,8 @@ WIKI_PAGE = """<!DOCTYPE html><html><body>
 <div id="siteSub">From Marshlight Gaming Wiki, the free tabletop rules wiki</div>
 <p>Skirmish rules for lantern bearers.</p>
 <h2>Moving</h2><p>A model moves up to 6 inches.</p>
+<h2>Climbing</h2><p>Climbing costs double movement, and a model that ends its activation
+mid-climb falls to the ground below.</p>
 </article>
 </main></body></html>"""
 
@@ -54,7 +58,46 @@ def test_a_wiki_article_inside_main_leaves_the_page_tools_out() -> None:
     assert [(u.rule_id, u.text) for u in result.units] == [
         ("ember-lanterns", "Skirmish rules for lantern bearers."),
         ("ember-lanterns/moving", "A model moves up to 6 inches."),
+        (
+            "ember-lanterns/climbing",
+            "Climbing costs double movement, and a model that ends its activation "
+            "mid-climb falls to the ground below.",
+        ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "titles"),
+    [
+        # an <article> that is an example box inside the rules
+        (
+            "<main><h2>Movement</h2><p>A model moves 6 inches.</p>"
+            "<article class='example'><h3>Example</h3><p>Anna's scout moves 6 inches.</p>"
+            "</article><h2>Morale</h2><p>Roll 2D6 against Leadership.</p></main>",
+            ["Movement", "Example", "Morale"],
+        ),
+        # a summary <article> beside the sections
+        (
+            "<main><article><p>A short summary of the game for new players.</p></article>"
+            "<section><h2>Setup</h2><p>Each player deploys within 12 inches of an edge."
+            "</p></section></main>",
+            ["Setup"],
+        ),
+        # several <article>s and no <main>: every one is read
+        (
+            "<article><h2>Turns</h2><p>Players alternate activations.</p></article>"
+            "<article><h2>Dice</h2><p>All rolls use six-sided dice.</p></article>",
+            ["Turns", "Dice"],
+        ),
+    ],
+)
+def test_an_article_that_is_not_the_whole_page_leaves_the_page_to_be_read(
+    body: str, titles: list[str]
+) -> None:
+    page = f"<!DOCTYPE html><html><body>{body}</body></html>"
+    units = parse_file("page.html", page.encode(), game="club").units
+    assert [u.title for u in units if u.kind == "rule"][-len(titles) :] == titles
+    assert all(t in {u.title for u in units} for t in titles)
 
 
 def test_a_page_without_headings_becomes_plain_sections_with_a_warning() -> None:

@@ -219,23 +219,43 @@ def test_a_folder_adds_the_rulebooks_in_it(cli_run: Run, data_dir: Path, tmp_pat
     assert [u["title"] for u in units] == ["Movement", "Fighting"]
 
 
-@pytest.mark.parametrize("layout", ["empty", "same name twice"])
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ((), "a folder with no rulebook files in it"),
+        (("a/rules.md", "b/rules.md"), "both would be stored as rules.md"),
+        (("a/\u00c4rger.md", "a/\u00dcrger.md"), "both would be stored as _rger.md"),
+    ],
+    ids=["empty", "same name twice", "same name once made safe"],
+)
 def test_a_folder_that_cannot_be_added_touches_nothing(
-    cli_run: Run, data_dir: Path, tmp_path: Path, layout: str
+    cli_run: Run, data_dir: Path, tmp_path: Path, files: tuple[str, ...], message: str
 ) -> None:
     book = tmp_path / "book"
     (book / "a").mkdir(parents=True)
-    if layout == "same name twice":
-        (book / "b").mkdir()
-        for sub in ("a", "b"):
-            (book / sub / "rules.md").write_text(f"# {sub}\n\nText of {sub}.\n", encoding="utf-8")
+    for name in files:
+        (book / name).parent.mkdir(exist_ok=True)
+        (book / name).write_text(f"# {name}\n\nText of {name}.\n", encoding="utf-8")
     before = index_state(data_dir)
     code, _, err = cli_run("ingest", str(book), "--game", "gloomhold", data_dir=data_dir)
     assert code == 1
     assert err.startswith("Error: ") and len(err.strip().splitlines()) == 1, err
-    assert ("two rulebooks named rules.md" if layout != "empty" else "no rulebook files") in err
+    assert message in err
     assert index_state(data_dir) == before
     assert not (data_dir / "rulebooks" / "manifest.toml").exists()
+
+
+def test_a_file_named_twice_is_added_once(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    book.mkdir()
+    (book / "move.md").write_text("# Movement\n\nA model moves 6 inches.\n", encoding="utf-8")
+    code, _, err = cli_run(
+        "ingest", str(book / "move.md"), str(book), "--game", "gloomhold", data_dir=data_dir
+    )
+    assert code == 0, err
+    assert [b.file for b in read_manifest(data_dir / "rulebooks", "library").rulebooks] == [
+        "move.md"
+    ]
 
 
 def test_remove_takes_an_added_rulebook_out(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:

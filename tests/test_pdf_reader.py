@@ -470,6 +470,48 @@ def test_a_glossary_page_of_bold_terms_and_indented_definitions() -> None:
     }
 
 
+def test_margins_that_alternate_between_odd_and_even_pages() -> None:
+    """A printed book shifts its text block between odd and even pages; with every
+    paragraph's first line indented, the indent of an odd page sits where an even
+    page's margin is, and neither may be taken for the other."""
+    b = Book()
+    for n, chapter in enumerate(CHAPTERS, start=1):
+        b.new_page()
+        margin = MARGIN if n % 2 else MARGIN - 18
+        b.y -= 8
+        b._line(margin, f"{chapter} Rules", "Helvetica-Bold", BODY_SIZE)
+        b.y -= BODY_SIZE + 6
+        for _ in range(3):
+            lines = wrap(FILLER * 2, TEXT_W - 18)
+            b._line(margin + 18, lines[0], BODY_FONT, BODY_SIZE)
+            for line in lines[1:]:
+                b.y -= LEADING
+                b._line(margin, line, BODY_FONT, BODY_SIZE)
+            b.y -= LEADING + 6
+    result = read_pdf(b.pdf())
+    assert [(u.title, u.source.page) for u in result.units] == [
+        (f"{chapter} Rules", n) for n, chapter in enumerate(CHAPTERS, start=1)
+    ]
+
+
+def test_small_lines_at_the_foot_of_every_page_are_kept() -> None:
+    """An example set small at a fixed height near the foot of each page is rules
+    text, not a running footer: only the top of the page is searched by place."""
+    b = Book(page_numbers=False)
+    examples = {}
+    for n, chapter in enumerate(CHAPTERS, start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+        examples[chapter] = f"Example: the {chapter.lower()} rules at work on turn {n}."
+        b.canvas.setFont(BODY_FONT, 8)
+        b.canvas.drawString(MARGIN, 60, examples[chapter])
+    result = read_pdf(b.pdf())
+    for u, chapter in zip(result.units, CHAPTERS, strict=True):
+        assert u.text.endswith(examples[chapter]), u.text
+    assert "running headers and footers" in result.dropped  # the centred header still goes
+
+
 def test_numbered_table_of_contents_is_dropped() -> None:
     b = Book()
     b.new_page()

@@ -4,8 +4,8 @@ What is not the rules goes first: scripts, styles, forms, and the page's
 chrome by its own markup (``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
 ARIA navigation roles, and the class names sites and wikis give menus,
 breadcrumbs, tables of contents and "[edit]" links). The rules are then read
-from ``<main>``/``<article>`` when the page has one (the one ``<article>``
-inside a ``<main>``), else from ``<body>``.
+from ``<main>`` when the page has one, else from ``<body>``; and from its one
+``<article>`` instead, when that holds nearly all of the text.
 
 h1-h6 open sections exactly as Markdown headings do (``ingest.outline``). A
 run-in heading, the way LaTeX converters and some wikis mark
@@ -30,6 +30,7 @@ _HTML_START = re.compile(
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 RUN_IN_LEVEL = 7
+ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
 _CHROME_TAGS = ("nav", "aside", "form", "button", "select", "dialog")
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu"}
@@ -181,12 +182,13 @@ def outline_of(data: bytes) -> Outline:
         if _is_chrome(tag):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
-    root = soup.find("main") or soup.find("article") or soup.select_one('[role="main"]')
-    root = root or soup.body or soup
-    # A <main> around one <article> also holds the page's own tools (a wiki's
-    # "Article · Talk · Edit" tabs, a share bar): the article is the rules.
-    articles = root.find_all("article") if root.name != "article" else []
-    if len(articles) == 1:
+    root = soup.find("main") or soup.select_one('[role="main"]') or soup.body or soup
+    # One <article> holding nearly all of the page's text is the rules, and
+    # what sits beside it the page's own tools (a wiki's "Article · Talk ·
+    # Edit" tabs, a share bar). An article that is a box inside the rules (an
+    # example), or one of several, leaves the whole page to be read.
+    articles = root.find_all("article")
+    if len(articles) == 1 and len(_text(articles[0])) >= ARTICLE_SHARE * len(_text(root)):
         root = articles[0]
     walker = _Walker(outline)
     walker.walk(root)

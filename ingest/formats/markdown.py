@@ -25,6 +25,7 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)",
 _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 _ATX = re.compile(rb"^ {0,3}#{1,6}[ \t]+\S", re.M)
 _SETEXT = re.compile(rb"^\S.*\n(?:=+|-{3,})[ \t]*$", re.M)
+_BR = re.compile(r"<br\s*/?>", re.I)  # inline HTML line break: "add<br>your bonus"
 
 
 def sniff(head: bytes) -> bool:
@@ -46,7 +47,9 @@ def _inline_text(token: Any) -> str:
             out.append(child.content)
         elif child.type == "softbreak":
             out.append(" ")
-        elif child.type == "hardbreak":
+        elif child.type == "hardbreak" or (
+            child.type == "html_inline" and _BR.match(child.content)
+        ):
             out.append("\n")
         elif child.type == "image":
             out.append(child.content or "")
@@ -109,6 +112,7 @@ def outline_of(text: str) -> Outline:
             # ``<h3>`` in a wiki export opens its section like ``###`` does,
             # and its tables and lists keep their rows and items.
             fragment = html.outline_of(tok.content.encode("utf-8"))
+            outline.dropped.update(fragment.dropped)
             if fragment.blocks:
                 outline.blocks.extend(fragment.blocks)
             else:

@@ -47,6 +47,7 @@ from ruleslawyer.ingest.units import ParseResult, tidy_title
 BOLD_WEIGHT = 600
 HEADING_SIZE_RATIO = 1.15
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
+MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
@@ -261,28 +262,29 @@ def _slots(ln: _Line) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     return (*at, "left", round(ln.x0 / 3)), (*at, "right", round(ln.x1 / 3))
 
 
-def _drop_furniture(pages: list[_Page], outline: Outline, usual: Counter[float]) -> None:
+def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     """Running headers/footers, page numbers, a table of contents, a cover page.
 
-    A running header repeats its text (digits aside) from page to page, or,
-    when it names the chapter ("Chapter 5 · Combat"), its place and style: a
-    short margin line set off the body's style, at the same height and edge
-    on many pages, is furniture too. A heading or a body line never is.
+    A running header or footer repeats its text (digits aside) from page to
+    page. A running header that names the chapter ("Chapter 5 · Combat")
+    repeats its place and size instead: a short line at the top of the page,
+    set in another size than the body, at the same height and edge on many
+    pages. Only at the top: the foot of a page also holds small lines at a
+    fixed height that are rules (a footnote, an example on a baseline grid).
+    A heading or a body-size line is never dropped by its place.
     """
     seen: Counter[str] = Counter()
     slots: Counter[tuple[Any, ...]] = Counter()
-    sizes: Counter[float] = Counter()
     for page in pages:
         seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
-        slots.update({slot for ln in page.lines if ln.zone for slot in _slots(ln)})
-        for ln in page.lines:
-            sizes[round(ln.size * 2) / 2] += len(ln.text)
-    body = sizes.most_common(1)[0][0] if sizes else 10.0
+        slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
+    body = _body_size(pages)
     repeat = max(3, int(0.3 * len(pages)))
 
     def placed_like_furniture(ln: _Line, margins: dict[int, float]) -> bool:
         return (
-            abs(ln.size - body) > 0.5
+            ln.zone == "top"
+            and abs(ln.size - body) > 0.5
             and len(ln.text.split()) <= 12
             and not _is_heading(ln, body, margins)
             and any(slots[slot] >= repeat for slot in _slots(ln))
@@ -290,7 +292,7 @@ def _drop_furniture(pages: list[_Page], outline: Outline, usual: Counter[float])
 
     for page in pages:
         kept = []
-        margins = _margins(page, usual)
+        margins = _margins(page)
         for ln in page.lines:
             if ln.zone and _PAGE_NUMBER.match(ln.text):
                 outline.dropped["page numbers"] += 1
@@ -319,22 +321,25 @@ def _drop_furniture(pages: list[_Page], outline: Outline, usual: Counter[float])
 _Style = tuple[float, bool, bool]
 
 
-def _heading_styles(
-    pages: list[_Page], usual: Counter[float]
-) -> tuple[float, dict[_Style, int], set[_Style]]:
+def _body_size(pages: list[_Page]) -> float:
+    """The body font size: the size most of the text is set in."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_Style]]:
     """The body font size, each heading style's level (1 = top), and the cover's styles.
 
     A style used on the first page and nowhere else but the last page of a
     longer document is the covers' (title, publisher), not a heading level.
     """
-    sizes: Counter[float] = Counter()
-    for page in pages:
-        for ln in page.lines:
-            sizes[round(ln.size * 2) / 2] += len(ln.text)
-    body = sizes.most_common(1)[0][0] if sizes else 10.0
+    body = _body_size(pages)
     used_on: dict[_Style, set[int]] = {}
     for page in pages:
-        margins = _margins(page, usual)
+        margins = _margins(page)
         for ln in page.lines:
             if _is_heading(ln, body, margins):
                 used_on.setdefault(_style(ln), set()).add(page.number)
@@ -348,29 +353,25 @@ def _style(ln: _Line) -> _Style:
     return (round(ln.size * 2) / 2, ln.bold, ln.caps)
 
 
-def _margins(page: _Page, usual: Counter[float] | None = None) -> dict[int, float]:
-    """Each column's left margin: the most common line start (to 2 pt).
+def _margins(page: _Page) -> dict[int, float]:
+    """Each column's left margin: the leftmost line start (to 2 pt) that a fair
+    share of the column's lines use.
 
-    With ``usual`` (every line start in the document, counted), a start the
-    page uses at least twice and the document uses more often wins: on a
-    glossary page, where each bold term at the margin is followed by an
-    indented definition, the indent is the page's commonest start but not
-    the book's margin.
+    Not simply the commonest start: on a glossary page each bold term at the
+    margin is followed by a longer indented definition, so the indent is the
+    commonest start. Indents, list text and table cells sit right of the
+    margin; a line hung left of it (a pull quote) is rare. Per page, so a book
+    whose margins alternate between odd and even pages is read right.
     """
     starts: dict[int, Counter[float]] = {}
     for ln in page.lines:
         starts.setdefault(ln.column, Counter())[round(ln.x0 / 2) * 2] += 1
     margins = {}
     for col, c in starts.items():
-        margin = c.most_common(1)[0][0]
-        if usual:
-            margin = max((x for x, n in c.items() if n >= 2), key=usual.__getitem__, default=margin)
-        margins[col] = margin
+        enough = max(2, MARGIN_SHARE * sum(c.values()))
+        used = [x for x, n in c.items() if n >= enough]
+        margins[col] = min(used) if used else c.most_common(1)[0][0]
     return margins
-
-
-def _usual_starts(pages: list[_Page]) -> Counter[float]:
-    return Counter(round(ln.x0 / 2) * 2 for page in pages for ln in page.lines)
 
 
 def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
@@ -410,9 +411,8 @@ def outline_of(data: bytes, name: str) -> Outline:
     for page in pages:
         _reading_order(page)
         _mark_zones(page)
-    usual = _usual_starts(pages)
-    _drop_furniture(pages, outline, usual)
-    body, levels, cover_styles = _heading_styles(pages, usual)
+    _drop_furniture(pages, outline)
+    body, levels, cover_styles = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
     if on_cover:
@@ -431,7 +431,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     first_heading_seen = False
     cover: list[_Line] = []
     for page in pages:
-        margins = _margins(page, usual)
+        margins = _margins(page)
         right = _right_edges(page)
         for ln in page.lines:
             if _style(ln) in cover_styles and _is_heading(ln, body, margins):
