@@ -205,9 +205,15 @@ def games(ctx: Context, as_json: bool) -> None:
         return
     for r in rows:
         name = f"{r['name']}, {r['edition']}" if r["edition"] else r["name"]
-        click.echo(
-            f"{r['slug']:14s} {name or '-':32s} {r['rules']:5d} rules  {', '.join(r['rulebooks'])}"
-        )
+        books = r["rulebooks"]
+        # A rulebook in 50 chapter files would fill the screen: the first few, then a count.
+        shown = ", ".join(books[:GAMES_FILES_SHOWN])
+        if len(books) > GAMES_FILES_SHOWN:
+            shown += f", ... ({len(books)} files; --json lists them all)"
+        click.echo(f"{r['slug']:14s} {name or '-':32s} {r['rules']:5d} rules  {shown}")
+
+
+GAMES_FILES_SHOWN = 4
 
 
 class _Bar:

@@ -494,6 +494,29 @@ def test_a_manifest_that_cannot_be_read_is_a_one_line_error(tmp_path: Path) -> N
     assert "\n" not in message
 
 
+def test_games_lists_a_book_in_many_files_briefly(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    book = tmp_path / "chapters"
+    book.mkdir()
+    for n in range(1, 8):
+        (book / f"{n:02d}-chapter.md").write_text(
+            f"# Chapter {n}\n\nRule text of chapter {n}.\n", encoding="utf-8"
+        )
+    code, _, err = cli_run("ingest", str(book), "--game", "saga", data_dir=data_dir)
+    assert code == 0, err
+    code, out, err = cli_run("games", data_dir=data_dir)
+    assert code == 0, err
+    line = next(ln for ln in out.splitlines() if ln.startswith("saga "))
+    assert line.endswith(
+        "01-chapter.md, 02-chapter.md, 03-chapter.md, 04-chapter.md, ... "
+        "(7 files; --json lists them all)"
+    )
+    code, out, _ = cli_run("games", "--json", data_dir=data_dir)
+    saga = next(g for g in json.loads(out) if g["slug"] == "saga")
+    assert len(saga["rulebooks"]) == 7
+
+
 def test_a_new_game_without_a_name_gets_a_hint_to_name_it(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
