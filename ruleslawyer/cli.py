@@ -109,8 +109,8 @@ def ingest(
 
     With PATHS (PDF, Markdown, HTML or text files, or folders of them), each
     file is read and checked, copied into your rulebook library as a GAME
-    rulebook, and indexed with the rest. A bad file is refused with a message and the
-    existing index is left untouched.
+    rulebook, and indexed with the rest. A bad file is refused with a message
+    and the existing index is left untouched.
     """
     service = ctx.service()
     bar = _Bar(enabled=not as_json)
@@ -175,7 +175,7 @@ def remove(ctx: Context, files: tuple[str, ...], game: str | None) -> None:
     your library, and rebuild the index without them.
 
     The seed rulebooks stay. The index is rebuilt before the library
-    changes, so if anything fails both are left as they were.
+    changes, so a failed rebuild leaves both as they were.
     """
     service = ctx.service()
     bar = _Bar(enabled=True)

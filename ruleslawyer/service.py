@@ -182,16 +182,7 @@ class RulesService:
                     extensions=formats.extensions(),
                 )
             catalog = self.catalog()
-            report = build_index(
-                list(catalog.rulebooks),
-                self.store,
-                self.embedder(),
-                max_bytes=self.settings.max_rulebook_bytes,
-                games=catalog.games,
-                encoding=None,
-                force=force,
-                progress=progress,
-            )
+            report = self._build(catalog, list(catalog.rulebooks), force=force, progress=progress)
             # Under the same lock: two ingests never export at once.
             self.prepare_embedder()
         self._forget_index()
@@ -232,18 +223,32 @@ class RulesService:
                 wanted += [f for f in of_game if f not in wanted]
             if not wanted:
                 raise InputError("say which rulebooks to remove: file names, or --game")
-            report = build_index(
-                [b for b in catalog.rulebooks if b.file not in wanted],
-                self.store,
-                self.embedder(),
-                max_bytes=self.settings.max_rulebook_bytes,
-                games=catalog.games,
-                encoding=None,
-                progress=progress,
-            )
+            keep = [b for b in catalog.rulebooks if b.file not in wanted]
+            report = self._build(catalog, keep, progress=progress)
             remove_from_library(self.settings.library_dir, wanted)
         self._forget_index()
         return wanted, report
+
+    def _build(
+        self,
+        catalog: Catalog,
+        books: list[Rulebook],
+        *,
+        force: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> IngestReport:
+        """The index built from ``books`` (the library's copies, stored as UTF-8), with
+        ``catalog``'s game details; under ``_ingest_lock``."""
+        return build_index(
+            books,
+            self.store,
+            self.embedder(),
+            max_bytes=self.settings.max_rulebook_bytes,
+            games=catalog.games,
+            encoding=None,
+            force=force,
+            progress=progress,
+        )
 
     @contextlib.contextmanager
     def _ingest_lock(self) -> Iterator[None]:

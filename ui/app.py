@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gradio as gr
 
@@ -44,6 +44,7 @@ EXAMPLES = [
 ]
 AUTO = "auto"
 ALL = "__all__"
+_T = TypeVar("_T")
 NEW_GAME = "__new__"  # the Sources tab's "New game" choice
 BROWSE_HEADERS = ["Game", "Rule", "Title", "Section", "Title from", "Merged", "File"]
 SOURCE_HEADERS = ["Game", "File", "Format", "Units", "Pages", "Left out", "Warnings"]
@@ -504,7 +505,8 @@ class Handlers:
         edition: str | None = "",
     ) -> tuple[str, Any, str | None]:
         """``add_rulebook``, plus the slug of the game the rulebook went to (None on failure)."""
-        try:
+
+        def add() -> tuple[str, str | None]:
             uploads = [u for u in (upload if isinstance(upload, list | tuple) else [upload]) if u]
             if not uploads:
                 raise InputError(
@@ -512,17 +514,31 @@ class Handlers:
                 )
             g, game_name, game_edition = self._upload_game(game, slug, name, edition)
             names = self._ingest_upload(uploads, g, game_name, game_edition, progress)
-            message = self._added_message(names, g)
+            return self._added_message(names, g), g
+
+        return self._change_sources(add, "ingest of an upload", None)
+
+    def _change_sources(
+        self, change: Callable[[], tuple[str, _T]], what: str, failed: _T
+    ) -> tuple[str, Any, _T]:
+        """Run a change to the loaded rulebooks for the Sources tab: (status line,
+        sources table, the change's result, or ``failed`` when it was refused).
+
+        A refusal (a bad file, an unknown name) is shown as the error it is; a
+        bug keeps the page alive, is logged, and leaves the table as it was.
+        """
+        try:
+            message, result = change()
         except RulesLawyerError as err:
-            return fmt.error_html(str(err)), self.sources_table(), None
+            return fmt.error_html(str(err)), self.sources_table(), failed
         except Exception as err:  # a bug: keep the page alive, log it
-            log.exception("ingest of an upload failed")
+            log.exception("%s failed", what)
             return (
                 fmt.error_html(f"internal error ({err.__class__.__name__}); see the server log"),
                 gr.skip(),
-                None,
+                failed,
             )
-        return fmt.ok_html(message), self.sources_table(), g
+        return fmt.ok_html(message), self.sources_table(), result
 
     def _upload_game(
         self, game: str | None, slug: str | None, name: str | None, edition: str | None
@@ -577,22 +593,15 @@ class Handlers:
     def remove_rulebook(self, file: str | None) -> tuple[str, Any, bool]:
         """Take an added rulebook out of the library and the index: (status, sources
         table, whether it went)."""
-        try:
+
+        def remove() -> tuple[str, bool]:
             if not file:
                 raise InputError("choose an added rulebook to remove")
             with self.lock:  # not while an answer is being written from it
                 removed, report = self.service.remove([file])
-        except RulesLawyerError as err:
-            return fmt.error_html(str(err)), self.sources_table(), False
-        except Exception as err:  # a bug: keep the page alive, log it
-            log.exception("removing a rulebook failed")
-            return (
-                fmt.error_html(f"internal error ({err.__class__.__name__}); see the server log"),
-                gr.skip(),
-                False,
-            )
-        message = f"Removed {', '.join(removed)}. {report.units} rules remain loaded."
-        return fmt.ok_html(message), self.sources_table(), True
+            return f"Removed {', '.join(removed)}. {report.units} rules remain loaded.", True
+
+        return self._change_sources(remove, "removing a rulebook", False)
 
     def _added_message(self, names: list[str], game: str) -> str:
         files = set(names)
