@@ -116,3 +116,71 @@ def test_a_hostile_page_is_a_one_line_error_naming_the_file() -> None:
     page = "<html><body><main>" + "<div>" * 3000 + "<p>text</p>" + "</div>" * 3000
     with pytest.raises(RulebookError, match=r"^deep\.html: "):
         parse_file("deep.html", page.encode(), game="club")
+
+
+NOTES_PAGE = """<!DOCTYPE html><html><body>
+<aside class="site-links"><p>Other games on this site: Bolt Action, Infinity.</p></aside>
+<main><article>
+<section><h2>Dousing</h2>
+<p>A Lantern Bearer may douse its own lantern for free.</p>
+<aside class="designer-note"><p>Designer's Note</p>
+<blockquote><p>Dousing is the oldest trick in the marsh.</p></blockquote></aside>
+</section>
+<section><h2>Relighting</h2><p>Relighting costs a Light action.</p></section>
+</article></main></body></html>"""
+
+
+def test_an_aside_inside_the_rules_is_its_rules_note_and_one_outside_is_chrome() -> None:
+    """A designer's note set in <aside> within a section stays with its rule (it was
+    dropped as navigation); the page's own sidebar <aside> is still left out."""
+    result = parse_file("ember.html", NOTES_PAGE.encode(), game="ember")
+    by_id = {u.rule_id: u.text for u in result.units}
+    assert sorted(by_id) == ["dousing", "relighting"]
+    assert by_id["dousing"].endswith(
+        "for free.\nDesigner's Note\nDousing is the oldest trick in the marsh."
+    )
+    assert all("Other games" not in text for text in by_id.values())
+    assert result.dropped["navigation, headers and footers"] == 1
+
+
+def test_raw_html_in_markdown_keeps_its_aside() -> None:
+    """Raw HTML in a Markdown file is part of the rules, not a page with a sidebar."""
+    md = "## Dousing\n\nDouse for free.\n\n<aside>\n<p>Designer's note: an old trick.</p>\n</aside>\n"
+    (unit,) = parse_file("ember.md", md.encode(), game="ember").units
+    assert unit.text == "Douse for free.\nDesigner's note: an old trick."
+
+
+GLOSSARY_PAGE = """<!DOCTYPE html><html><body><main>
+<h2>Glossary</h2>
+<dl class="glossary">
+<dt>Darkness</dt><dd>Any point on the battlefield outside every light radius.</dd>
+<dt>Doused</dt><dt>Put out</dt><dd>A lantern deliberately put out by its bearer.</dd>
+</dl>
+<h2>Marsh Hound</h2>
+<dl><dt>Move</dt><dd>8"</dd><dt>Attacks</dt><dd>2</dd><dt>Save</dt><dd>5+</dd></dl>
+<h2>Editors</h2>
+<dl class="description"><dt></dt><dd><p>Editor: J. Smith, who checked every rule.</p></dd></dl>
+</main></body></html>"""
+
+
+def test_a_glossary_list_gives_a_rule_per_term_and_a_stat_block_one_line_per_entry() -> None:
+    """<dl> of prose definitions: each term a rule under the glossary, as a PDF's
+    bold terms at the margin are; short values: "Move: 8"" so a value is never
+    quoted without its name; an empty term (LaTeX's description lists): body text."""
+    units = parse_file("ember.html", GLOSSARY_PAGE.encode(), game="ember").units
+    assert [(u.rule_id, u.title, u.parent, u.text) for u in units] == [
+        (
+            "glossary/darkness",
+            "Darkness",
+            "Glossary",
+            "Any point on the battlefield outside every light radius.",
+        ),
+        (
+            "glossary/doused-put-out",
+            "Doused / Put out",
+            "Glossary",
+            "A lantern deliberately put out by its bearer.",
+        ),
+        ("marsh-hound", "Marsh Hound", "", 'Move: 8"\nAttacks: 2\nSave: 5+'),
+        ("editors", "Editors", "", "Editor: J. Smith, who checked every rule."),
+    ]

@@ -1,8 +1,9 @@
 """Rules web pages and wiki pages, parsed with BeautifulSoup over lxml.
 
 What is not the rules goes first: scripts, styles, forms, and the page's
-chrome by its own markup (``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
-ARIA navigation roles, and the class names sites and wikis give menus,
+chrome by its own markup (``<nav>``; ``<header>``, ``<footer>`` and ``<aside>``
+outside ``<main>``, ``<article>`` or ``<section>``, since inside them they are
+a section's heading, notes or sidebar box; ARIA navigation roles, and the class names sites and wikis give menus,
 breadcrumbs, tables of contents and "[edit]" links). The rules are then read
 from ``<main>`` when the page has one, else from ``<body>``; and from its one
 ``<article>`` instead, when that holds nearly all of the text.
@@ -11,8 +12,17 @@ h1-h6 open sections exactly as Markdown headings do (``ingest.outline``). A
 run-in heading, the way LaTeX converters and some wikis mark
 ``\\paragraph{...}`` (a leading element whose class says it is a heading:
 ``paragraphHead``, ``runinhead``), opens a section one level below the
-deepest h-tag. Paragraphs, list items, table rows (cells joined by " | "),
-definitions and block quotes become body text.
+deepest h-tag. Paragraphs, list items, table rows (cells joined by " | ")
+and block quotes become body text.
+
+A definition list (``<dl>``) is read by what its entries hold. Where they
+are prose, a glossary or a list of questions and answers, each term opens a
+section of its own one level below the deepest h-tag, as a PDF's bold terms
+at the margin do, so "Doused" is a rule that can be looked up and cited
+whichever format the book came in. Where they are short values (a stat
+block: "Move" / "6"), each entry is one line, "Move: 6", so the value never
+stands in a quote without its name. Trade-off: text after a glossary in the
+same section reads as part of its last term, as after any run-in heading.
 """
 
 from __future__ import annotations
@@ -30,9 +40,13 @@ _HTML_START = re.compile(
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 RUN_IN_LEVEL = 7
+# Mean words of a definition list's descriptions for its terms to be sections
+# (a glossary's definitions are sentences; a stat block's values a word or two).
+DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
-_CHROME_TAGS = ("nav", "aside", "form", "button", "select", "dialog")
+_CHROME_TAGS = ("nav", "form", "button", "select", "dialog")
+_LANDMARKS = ("header", "footer", "aside")  # chrome only outside the rules
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu"}
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
@@ -46,7 +60,7 @@ _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
     "div", "section", "article", "main", "body", "blockquote", "figure", "details",
-    "center", "dl", "html", "fieldset", "header", "footer",
+    "center", "dl", "html", "fieldset", "header", "footer", "aside",
 )  # fmt: skip
 # Elements whose start separates words: "inches.<br>Then", "<li><p>one</p><p>two</p>".
 _BREAKS = frozenset(
@@ -60,12 +74,15 @@ def sniff(head: bytes) -> bool:
     return bool(_HTML_START.match(head.lstrip(b"\xef\xbb\xbf")))
 
 
-def _is_chrome(el: Any) -> bool:
-    if el.name in ("header", "footer"):
-        # The page's banner and footer are chrome; an HTML5 section's own
-        # <header> holds its heading, and a <footer> in an article its notes.
-        return el.find_parent(["main", "article", "section"]) is None
-    if el.name in _CHROME_TAGS:
+def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
+    if el.name in _LANDMARKS:
+        # The page's banner, footer and sidebar are chrome; inside the rules
+        # an HTML5 section's own <header> holds its heading, a <footer> its
+        # notes, and an <aside> a designer's note or an example box. A
+        # fragment (raw HTML in a Markdown file) is all rules.
+        if not fragment and el.find_parent(["main", "article", "section"]) is None:
+            return True
+    elif el.name in _CHROME_TAGS:
         return True
     if (el.get("role") or "").lower() in _CHROME_ROLES:
         return True
@@ -135,6 +152,8 @@ class _Walker:
                         self.add(" | ".join(cells))
             elif name in ("ul", "ol"):
                 self._list(child, 0)
+            elif name == "dl":
+                self._definitions(child)
             elif name in _BLOCKS:
                 self.flush()
                 head = _run_in_heading(child) if name == "p" else None
@@ -153,6 +172,38 @@ class _Walker:
             else:  # inline element loose in a container (span, a, strong, ...)
                 self.pending.append(_text(child))
 
+    def _definitions(self, el: Any) -> None:
+        """A ``<dl>``: its terms as sections, or its entries as "term: value" lines."""
+        self.flush()
+        entries: list[tuple[list[str], list[Any]]] = []  # (terms, descriptions)
+        for item in el.find_all(["dt", "dd"]):
+            if item.find_parent("dl") is not el:
+                continue  # a nested list is read with its description
+            if item.name == "dt":
+                if not entries or entries[-1][1]:
+                    entries.append(([], []))
+                entries[-1][0].append(_text(item))
+            elif entries:
+                entries[-1][1].append(item)
+            else:
+                entries.append(([], [item]))
+        descriptions = [d for _, dds in entries for d in dds]
+        words = sum(len(_text(d).split()) for d in descriptions)
+        prose = bool(descriptions) and words >= DEFINITION_WORDS * len(descriptions)
+        for terms, dds in entries:
+            term = " / ".join(t for t in terms if t)
+            if not term:  # LaTeX's description lists leave the term empty
+                for d in dds:
+                    self.walk(d)
+                    self.flush()
+            elif prose:
+                self.add(term, RUN_IN_LEVEL)
+                for d in dds:
+                    self.walk(d)
+                    self.flush()
+            else:
+                self.add(f"{term}: " + " ".join(_text(d) for d in dds) if dds else term)
+
     def _list(self, el: Any, depth: int) -> None:
         """One block per item ("- ", "1. "), nested lists indented after their item."""
         self.flush()
@@ -166,7 +217,9 @@ class _Walker:
                 self._list(n, depth + 1)
 
 
-def outline_of(data: bytes) -> Outline:
+def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
+    """The page's rules as an outline; ``fragment`` for raw HTML inside another
+    document, where no element is the page's own banner or sidebar."""
     from bs4 import BeautifulSoup, Comment
 
     soup = BeautifulSoup(data, "lxml")
@@ -179,7 +232,7 @@ def outline_of(data: bytes) -> Outline:
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
-        if _is_chrome(tag):
+        if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
     root = soup.find("main") or soup.select_one('[role="main"]') or soup.body or soup

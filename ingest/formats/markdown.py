@@ -111,7 +111,7 @@ def outline_of(text: str) -> Outline:
             # Raw HTML is read as the HTML reader reads a page, so an
             # ``<h3>`` in a wiki export opens its section like ``###`` does,
             # and its tables and lists keep their rows and items.
-            fragment = html.outline_of(tok.content.encode("utf-8"))
+            fragment = html.outline_of(tok.content.encode("utf-8"), fragment=True)
             outline.dropped.update(fragment.dropped)
             if fragment.blocks:
                 outline.blocks.extend(fragment.blocks)
