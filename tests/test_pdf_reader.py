@@ -135,6 +135,19 @@ class Book:
             self._line(x, line, BODY_FONT, BODY_SIZE)
         self.y = top - max(len(left_lines), len(right_lines)) * LEADING - 6
 
+    def row(self, cells: list[tuple[float, str]], *, right: bool = False) -> None:
+        """One line of table cells, each drawn at its x (its right edge if ``right``,
+        for the cells after the first: numbers set flush right)."""
+        assert self.y > 100, "a row ran into the footer zone: the test PDF is too full"
+        self.canvas.setFont(BODY_FONT, BODY_SIZE)
+        for n, (x, text) in enumerate(cells):
+            if right and n:
+                self.canvas.drawRightString(x, self.y, text)
+            else:
+                self.canvas.drawString(x, self.y, text)
+        self.drawn.append((self.page, " ".join(t for _, t in cells)))
+        self.y -= LEADING
+
     def pdf(self) -> bytes:
         self.canvas.showPage()
         self.canvas.save()
@@ -539,6 +552,88 @@ def test_numbered_table_of_contents_is_dropped() -> None:
         "3.1",
     ]
     assert unit(result, "2.1").title == "Moving"
+
+
+# --- tables ---------------------------------------------------------------------------------------
+WEAPON_COLUMNS = (MARGIN, 200.0, 260.0, 320.0, 380.0)
+
+
+def test_a_table_is_one_line_per_row_with_its_cells_joined() -> None:
+    """A row that crosses the middle of the page (where a line of two-column text
+    that PDFium joined is cut; cells on both sides keep it whole), and a cell
+    that wraps onto a line of its own under the row, are each one row;
+    running text under the table ends it."""
+    b = Book()
+    b.new_page()
+    b.heading("Weapons")
+    b.lines(["Troopers can carry these weapons:"])
+    x = WEAPON_COLUMNS
+    b.row(list(zip(x, ["Weapon", "Damage", "Range", "Cost", "Notes"], strict=True)))
+    b.row(list(zip(x, ["Rifle", "4X", "24", "10", "none at all"], strict=True)))
+    b.row(list(zip(x, ["Long Rifle", "5X", "36", "15", "Cannot move and"], strict=True)))
+    b.row([(x[4], "shoot in one turn")])
+    b.row(list(zip(x, ["Pistol", "2X", "8", "5", "one hand only"], strict=True)))
+    b.lines(["A trooper can carry only one weapon of each kind into a game."])
+    data = b.pdf()
+    # The premise: the rows cross the middle of the page.
+    assert x[2] + stringWidth("24", BODY_FONT, BODY_SIZE) < PAGE_W / 2 - 10 < x[3]
+    assert unit(read_pdf(data), "weapons").text == (
+        "Troopers can carry these weapons:\n"
+        "Weapon | Damage | Range | Cost | Notes\n"
+        "Rifle | 4X | 24 | 10 | none at all\n"
+        "Long Rifle | 5X | 36 | 15 | Cannot move and shoot in one turn\n"
+        "Pistol | 2X | 8 | 5 | one hand only\n"
+        "A trooper can carry only one weapon of each kind into a game."
+    )
+
+
+def test_a_header_set_with_plain_spaces_is_the_tables_first_row() -> None:
+    """The header's words sit over the columns, but one space apart (no wide gap):
+    the line just above the first row of cells is its header."""
+    b = Book()
+    b.new_page()
+    b.heading("Creatures")
+    header = "Name Cost Move"
+    starts = [MARGIN]
+    for word in header.split()[:-1]:
+        starts.append(starts[-1] + stringWidth(word + " ", BODY_FONT, BODY_SIZE))
+    b.row([(MARGIN, header)])
+    for row in (["Elf", "8", "5"], ["Orc", "9", "4"], ["Imp", "3", "6"]):
+        b.row(list(zip(starts, row, strict=True)))
+    text = unit(read_pdf(b.pdf()), "creatures").text
+    assert text == "Name | Cost | Move\nElf | 8 | 5\nOrc | 9 | 4\nImp | 3 | 6"
+
+
+def test_two_columns_of_cells_set_flush_right_are_a_table() -> None:
+    b = Book()
+    b.new_page()
+    b.heading("Modifiers")
+    for row in (["Condition", "Modifier"], ["Short Range", "+0"], ["Long Range", "+2"]):
+        b.row([(MARGIN, row[0]), (300.0, row[1])], right=True)
+    text = unit(read_pdf(b.pdf()), "modifiers").text
+    assert text == "Condition | Modifier\nShort Range | +0\nLong Range | +2"
+
+
+def test_running_text_with_wide_word_gaps_is_not_a_table() -> None:
+    """Justified lines in a narrow column leave gaps an em wide between words, but
+    they do not line up from line to line, so no cells are made of them."""
+    b = Book()
+    b.new_page()
+    b.heading("Disengaging")
+    for cells in (  # the cells PDFium's gaps gave two justified lines of a real book
+        ["A model that leaves combat", "ends", "its", "activation: its", "next", "Move"],
+        ["action is", "used", "up and the", "model stays", "where it", "is now."],
+    ):
+        x, placed = MARGIN, []
+        for text in cells:
+            placed.append((x, text))
+            x += stringWidth(text, BODY_FONT, BODY_SIZE) + 10
+        b.row(placed)
+    text = unit(read_pdf(b.pdf()), "disengaging").text
+    assert text == (  # the lines as they were, no cells
+        "A model that leaves combat ends its activation: its next Move\n"
+        "action is used up and the model stays where it is now."
+    )
 
 
 # --- a real rulebook ------------------------------------------------------------------------------

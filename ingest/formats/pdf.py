@@ -16,7 +16,12 @@ PDFium gives every character with its font size, weight and box. From those:
    number ("3.2 Movement"), is a heading. Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
-5. **Paragraphs**: a line that runs to the right margin continues on the
+5. **Tables**: a run of lines set in the same columns (cells set apart by
+   gaps of about an em) is rebuilt as one line per row, cells joined by
+   " | " as the HTML and Markdown readers write them: a row is never cut in
+   two at the middle of the page, and a cell that wraps is joined back into
+   its row (``_tables``).
+6. **Paragraphs**: a line that runs to the right margin continues on the
    next line; one that stops short (the end of a paragraph, a list item, a
    table row) ends its block. Words hyphenated at a line end are joined.
 
@@ -31,8 +36,10 @@ the nearest real heading.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import itertools
+import math
 import re
 import statistics
 from collections import Counter
@@ -72,6 +79,9 @@ class _Line:
     wide_gaps: int = 0  # gaps of about an em or more between words: table cells
     zone: str = ""  # "top" | "bottom" | "" (furniture candidates)
     column: int = 0
+    cells: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at wide gaps
+    words: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at spaces
+    row: bool = False  # a table row rebuilt by ``_tables``: cells joined by " | "
 
     @property
     def caps(self) -> bool:
@@ -140,10 +150,14 @@ def _page_lines(page: Any, number: int) -> _Page:
             if c[0] != " ":
                 last = c
         # Only where both sides are text: a contents entry's page number or a
-        # table's last cell sits across the middle too, and stays on its line.
-        if len(segments) > 1 and any(
-            len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
-            for g in segments
+        # table's last cell sits across the middle too, and stays on its line;
+        # so does a table row wider than half the page (cells on both sides).
+        if len(segments) > 1 and (
+            any(
+                len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
+                for g in segments
+            )
+            or all(_has_wide_gap(g) for g in segments)
         ):
             segments = [chars]
         for k, seg in enumerate(segments):
@@ -158,9 +172,23 @@ def _page_lines(page: Any, number: int) -> _Page:
             return
         text = " ".join("".join(c[0] for c in seg).split())
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
-        gaps = sum(
-            1 for a, b in itertools.pairwise(visible) if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
-        )
+        # Cells: runs of characters set apart by a gap of about an em or more.
+        cells: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
+        prev = None
+        for c in seg:
+            if c[0] != " ":
+                if prev is not None and c[3] - prev[4] > 0.9 * max(c[1], prev[1], 1.0):
+                    cells.append([])
+                prev = c
+            cells[-1].append(c)
+        boxes = tuple(_box(cell) for cell in cells if any(c[0] != " " for c in cell))
+        words: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
+        for c in seg:
+            if c[0] == " ":
+                words.append([])
+            else:
+                words[-1].append(c)
+        word_boxes = tuple(_box(w) for w in words if w)
         result.lines.append(
             _Line(
                 text=text,
@@ -172,7 +200,9 @@ def _page_lines(page: Any, number: int) -> _Page:
                 top=min(height - c[6] for c in visible),
                 bottom=max(height - c[5] for c in visible),
                 hyphen=hyphen,
-                wide_gaps=gaps,
+                wide_gaps=len(boxes) - 1,
+                cells=boxes,
+                words=word_boxes,
             )
         )
 
@@ -223,6 +253,24 @@ def _page_lines(page: Any, number: int) -> _Page:
     return result
 
 
+def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
+    """Two neighbouring characters an em or so apart: cells of a table row."""
+    ink = [c for c in chars if c[0] != " "]
+    return any(b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0) for a, b in itertools.pairwise(ink))
+
+
+def _box(
+    chars: list[tuple[str, float, int, float, float, float, float, float]],
+) -> tuple[float, float, str]:
+    """(x0, x1, text) of a run of characters, spaces aside."""
+    ink = [c for c in chars if c[0] != " "]
+    return (
+        min(c[3] for c in ink),
+        max(c[4] for c in ink),
+        " ".join("".join(c[0] for c in chars).split()),
+    )
+
+
 def _reading_order(page: _Page) -> None:
     """Two side-by-side columns are read left, then right; else PDFium's order."""
     lines = page.lines
@@ -241,6 +289,193 @@ def _reading_order(page: _Page) -> None:
         ln.column = 1
     first_col = sorted(left + [s for s in spanning], key=lambda ln: ln.top)
     page.lines = first_col + sorted(right, key=lambda ln: ln.top)
+
+
+def _tables(page: _Page) -> None:
+    """Rebuild each table on the page as one line per row, its cells joined by " | ".
+
+    PDFium gives a table as lines of text, and three things go wrong with
+    them: a row wider than half the page is cut in two where it crosses the
+    middle (``close_line`` splits lines that run across both columns); a cell
+    that wraps puts its next line under the row, where it reads as a
+    paragraph of its own ("Longbow 24\" 2 5 Cannot be used after a", then
+    "Move action in the same"); and two close columns ("Melee 2") run
+    together. So:
+
+    - a table starts at a line of three or more cells (set apart by gaps of
+      about an em), its *columns*, and a line just above it that is not a
+      sentence is its header; or at two or more lines of two cells each,
+      set in the same two columns;
+    - it runs on while lines stay in the same page column, with no blank
+      line's worth of space, and no line is running text (one cell across
+      two or more of the columns);
+    - lines at the same height are one row, and a line that lies within one
+      column is the next line of that cell in the row above;
+    - the columns are split where the fewest words cross, between the first
+      row's cells; each word goes to the column its middle lies in.
+
+    Fewer than two rows of two or more cells is no table, and its lines stay
+    as they were.
+    """
+    lines = page.lines
+    out: list[_Line] = []
+    i = 0
+    while i < len(lines):
+        found = None
+        if lines[i].wide_gaps >= 2:
+            first, end, rows = _table_at(lines, i)
+            if sum(1 for r in rows if sum(1 for c in r.cells if c[2]) >= 2) >= 2:
+                found = first, end, rows  # (no rows: running text, not a table)
+        elif lines[i].wide_gaps == 1 and (run := _aligned_pairs(lines, i)) >= i + 2:
+            first, end, rows = _table_at(lines[:run], i, header=False)
+            found = (first, end, rows) if rows else None
+        if found is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        first, end, rows = found
+        del out[len(out) - (i - first) :]  # the header line above, now a row
+        out.extend(rows)
+        i = end
+    page.lines = out
+
+
+def _aligned_pairs(lines: list[_Line], start: int) -> int:
+    """The end of a run of two-cell lines set as a table from ``lines[start]``:
+    each line's cells start where the first line's do, or (numbers set
+    flush right) end where they do. One gap alone could be chance; the same
+    two columns on every line are not."""
+    head = lines[start]
+    end = start
+    for ln in lines[start:]:
+        if ln.page != head.page or ln.column != head.column or ln.wide_gaps != 1:
+            break
+        (a0, _, _), (b0, b1, _) = ln.cells
+        (h0, _, _), (k0, k1, _) = head.cells
+        if abs(a0 - h0) > head.size or min(abs(b0 - k0), abs(b1 - k1)) > head.size:
+            break
+        if end > start and ln.top - lines[end - 1].bottom > 2.5 * head.size:
+            break
+        end += 1
+    return end
+
+
+def _table_at(
+    lines: list[_Line], start: int, *, header: bool = True
+) -> tuple[int, int, list[_Line]]:
+    """The table whose first row of cells is ``lines[start]``: its first line
+    (the header above, if ``header`` and there is one), the line after it,
+    and its rows."""
+    head = lines[start]
+    size = head.size
+
+    def spans(ln: _Line) -> int:
+        """How many of the first row's cells the line's text overlaps."""
+        return sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
+
+    # Lines of the table, grouped into bands of one height (a row cut at the
+    # middle of the page is two lines at the same height).
+    bands: list[list[_Line]] = []
+    end = start
+    for ln in lines[start:]:
+        if ln.page != head.page or ln.column != head.column:
+            break
+        same = next((b for b in bands[-3:] if abs(ln.top - b[0].top) <= 0.4 * size), None)
+        if same is not None:
+            same.append(ln)
+        else:
+            if ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size if bands else False:
+                break  # a blank line's worth of space: the table is over
+            if len(ln.cells) == 1 and spans(ln) >= 2:
+                break  # running text under the table
+            bands.append([ln])
+        end += 1
+    first = start
+    above = lines[start - 1] if start else None
+    if (
+        header
+        and above is not None
+        and above.page == head.page
+        and above.column == head.column
+        and 0 <= head.top - above.bottom <= 2.5 * size
+        and not above.text.endswith((".", ":", ";", ","))
+        and len(above.words) >= len(head.cells)
+        and spans(above) >= 2
+    ):
+        bands.insert(0, [above])
+        first = start - 1
+    # Column splits: between each pair of the first row's cells, the x that
+    # the fewest words cross (the river of white space between columns), and
+    # of those the rightmost: a wrapped cell's text runs past its header, while
+    # the next column's text starts where its header does.
+    # A cell set apart by wide gaps is kept whole where it can be ("1X, (max
+    # AP/2)" centred under its header), split by words where it cannot ("Melee
+    # 2": two close columns).
+    cells = [c for band in bands for ln in band for c in ln.cells]
+    words = [w for band in bands for ln in band for w in ln.words]
+
+    def crossing(x: float) -> tuple[int, int, float]:
+        return (
+            sum(1 for c in cells if c[0] < x < c[1]),
+            sum(1 for w in words if w[0] < x < w[1]),
+            -x,
+        )
+
+    splits = []
+    for (_, left_end, _), (right_start, _, _) in itertools.pairwise(head.cells):
+        xs = [left_end + (right_start - left_end) * t / 16 for t in range(1, 16)]
+        splits.append(min(xs, key=crossing))
+    # Justified running text in a narrow column has wide gaps too, but they do
+    # not line up from one line to the next: its words cross the "columns".
+    crossed = sum(
+        1 for band in bands if any(w[0] < x < w[1] for ln in band for w in ln.words for x in splits)
+    )
+    if crossed * 3 > len(bands):
+        return start, start + 1, []
+
+    def column_of(x0: float, x1: float) -> int:
+        return bisect.bisect(splits, (x0 + x1) / 2)
+
+    rows: list[list[list[str]]] = []
+    members: list[list[_Line]] = []
+    for band in bands:
+        pieces = sorted((w for ln in band for w in ln.words), key=lambda w: w[0])
+        used = {column_of(w[0], w[1]) for w in pieces}
+        if rows and len(used) == 1 and len(band) == 1 and len(band[0].cells) == 1:
+            target = rows[-1]  # a wrapped cell's next line
+            members[-1].extend(band)
+        else:
+            target = [[] for _ in range(len(splits) + 1)]
+            rows.append(target)
+            members.append(list(band))
+        for x0, x1, text in pieces:
+            target[column_of(x0, x1)].append(text)
+    built = []
+    for row, parts in zip(rows, members, strict=True):
+        bounds = [-math.inf, *splits, math.inf]
+        left, right = min(m.x0 for m in parts), max(m.x1 for m in parts)
+        row_cells = tuple(
+            (max(bounds[k], left), min(bounds[k + 1], right), " ".join(texts))
+            for k, texts in enumerate(row)
+        )
+        built.append(
+            _Line(
+                text=" | ".join(c[2] for c in row_cells),
+                page=head.page,
+                size=parts[0].size,
+                bold=all(m.bold for m in parts),
+                x0=min(m.x0 for m in parts),
+                x1=max(m.x1 for m in parts),
+                top=min(m.top for m in parts),
+                bottom=max(m.bottom for m in parts),
+                wide_gaps=len(row_cells) - 1,
+                zone=parts[0].zone,
+                column=head.column,
+                cells=row_cells,
+                row=True,
+            )
+        )
+    return first, end, built
 
 
 def _mark_zones(page: _Page) -> None:
@@ -375,6 +610,8 @@ def _margins(page: _Page) -> dict[int, float]:
 
 
 def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
+    if ln.row:
+        return False  # a table's header row is bold and short, but no section
     text = ln.text
     words = text.split()
     if not 1 <= len(words) <= 12 or len(text) > 90 or not any(c.isalpha() for c in text):
@@ -412,6 +649,8 @@ def outline_of(data: bytes, name: str) -> Outline:
         _reading_order(page)
         _mark_zones(page)
     _drop_furniture(pages, outline)
+    for page in pages:
+        _tables(page)
     body, levels, cover_styles = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
@@ -453,7 +692,9 @@ def outline_of(data: bytes, name: str) -> Outline:
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
-            para[-1].text.endswith((".", ":", "!", "?")) or _short(para[-1], margins, right)
+            para[-1].row
+            or para[-1].text.endswith((".", ":", "!", "?"))
+            or _short(para[-1], margins, right)
         ):
             flush()
     flush()
@@ -501,6 +742,8 @@ def _starts_block(
     """Does ``ln`` start a new paragraph, list item or row after ``prev``?"""
     if ln.page != prev.page:
         return False  # decided at the page end: only sentence ends break there
+    if ln.row or prev.row:
+        return True  # a table row is a block of its own
     if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
         return prev.text.endswith((".", ":", "!", "?")) or _short(prev, margins, right)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
