@@ -46,7 +46,13 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   tabs, a contents sidebar, "[Edit | History]" links, a glossary as a
   ``<dl>``); the PDF and HTML readers were mended on the book itself (its
   chapter headers, its glossary page, its page tabs) before any question
-  was asked, and nothing was fitted or chosen on its questions.
+  was asked, and nothing was fitted or chosen on its questions;
+- ember-print: the same questions on the wiki page as a player would save
+  it from a browser: printed to PDF by headless Chromium with the
+  browser's own header and footer (date, title, address, page numbers) and
+  the page's sidebar, tabs and "[Edit | History]" links as printed
+  (``evals/corpora/ember/ember-print.pdf``, 2026-12-02): a third PDF
+  producer, after LaTeX (Skirmishers) and reportlab (ember).
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -97,6 +103,7 @@ CORPORA: dict[str, Corpus] = {
     ),
     "ember-pdf": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.pdf",)),
     "ember-html": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.html",)),
+    "ember-print": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember-print.pdf",)),
 }
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
@@ -126,6 +133,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "long": (("delvers.jsonl", "delvers"),),
     "ember": (("ember.jsonl", "ember-pdf"),),
     "ember-html": (("ember.jsonl", "ember-html"),),
+    "ember-print": (("ember.jsonl", "ember-print"),),
 }
 
 

@@ -212,6 +212,7 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("skirmishers-fresh2.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("ember.jsonl", "ember", "evals/corpora/ember/ember.pdf"),
         ("ember.jsonl", "ember", "evals/corpora/ember/ember.html"),
+        ("ember.jsonl", "ember", "evals/corpora/ember/ember-print.pdf"),
     ],
 )
 def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | Path) -> None:

@@ -554,6 +554,38 @@ def test_numbered_table_of_contents_is_dropped() -> None:
     assert unit(result, "2.1").title == "Moving"
 
 
+def test_a_heading_followed_by_smaller_text_on_its_line_is_still_a_heading() -> None:
+    """A web page printed to PDF sets "[Edit]" links, anchors or page references
+    after a heading in a smaller size. The line's size is that of its start,
+    and the smaller tail becomes body text of the section (nothing is lost);
+    a footnote mark at the end of a body line is no tail."""
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    for title in ("Spirits", "Lanterns"):
+        b.y -= 8
+        b.canvas.setFont(BODY_FONT, 16)
+        b.canvas.drawString(MARGIN, b.y, title)
+        b.canvas.setFont(BODY_FONT, 8)
+        b.canvas.drawString(
+            MARGIN + stringWidth(title + " ", BODY_FONT, 16), b.y, "[Edit | History]"
+        )
+        b.y -= 22
+        b.lines([f"{title} follow the rules of this chapter, whatever the scenario says.2"])
+    b.canvas.setFont(BODY_FONT, 6)  # the footnote mark, raised and small, ends its line
+    b.canvas.drawString(MARGIN + stringWidth(b.drawn[-1][1], BODY_FONT, BODY_SIZE), b.y + 22, "3")
+    result = read_pdf(b.pdf())
+    assert [(u.rule_id, u.title) for u in result.units] == [
+        ("spirits", "Spirits"),
+        ("lanterns", "Lanterns"),
+    ]
+    assert unit(result, "spirits").text == (
+        "[Edit | History]\nSpirits follow the rules of this chapter, whatever the scenario says.2"
+    )
+    assert unit(result, "lanterns").text.endswith(
+        "\nLanterns follow the rules of this chapter, whatever the scenario says.23"
+    )
+
+
 # --- tables ---------------------------------------------------------------------------------------
 WEAPON_COLUMNS = (MARGIN, 200.0, 260.0, 320.0, 380.0)
 

@@ -4,6 +4,9 @@ PDFium gives every character with its font size, weight and box. From those:
 
 1. **Lines**: characters split at PDFium's line breaks and wherever the
    baseline jumps (a hyphenated line end is one char, marked as a hyphen).
+   A line's size is that of its first run of characters in one size, and a
+   short line whose tail drops to a markedly smaller size is two lines: a
+   printed web page sets "[Edit]" links and anchors after its headings.
 2. **Reading order**: a page whose lines sit in two side-by-side columns is
    read left column, then right column.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
@@ -170,6 +173,12 @@ def _page_lines(page: Any, number: int) -> _Page:
         visible = [c for c in seg if not c[0].isspace()]
         if not visible:
             return
+        if cut := _size_drop(seg):
+            # A short line in one size with a smaller tail: a heading and the
+            # page's link or note after it ("7 Spirits" + "[Edit | History]").
+            _add_line(seg[:cut], False)
+            _add_line(seg[cut:], hyphen)
+            return
         text = " ".join("".join(c[0] for c in seg).split())
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
         # Cells: runs of characters set apart by a gap of about an em or more.
@@ -193,7 +202,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             _Line(
                 text=text,
                 page=number,
-                size=statistics.median(c[1] for c in visible),
+                size=_leading_size(visible),
                 bold=bold,
                 x0=min(c[3] for c in visible),
                 x1=max(c[4] for c in visible),
@@ -251,6 +260,41 @@ def _page_lines(page: Any, number: int) -> _Page:
     close_line()
     tp.close()
     return result
+
+
+def _leading_size(ink: list[tuple[str, float, int, float, float, float, float, float]]) -> float:
+    """The size a line is set in: that of its first run of three characters in
+    one size, since a heading starts its line ("7 Spirits" before a smaller
+    "[Edit]" link, "Charge" before a small "p. 12"); a drop cap is one
+    character. The median when no run is that long."""
+    run = 0
+    for a, b in itertools.pairwise(ink):
+        run = run + 1 if abs(a[1] - b[1]) < 0.25 else 0
+        if run >= 2:
+            return a[1]
+    return statistics.median(c[1] for c in ink)
+
+
+def _size_drop(seg: list[tuple[str, float, int, float, float, float, float, float]]) -> int:
+    """Where a line set in one size drops to a smaller one for good: the index
+    of the tail's first character, or 0. Only for a short head (at most 12
+    words, all in its size) and a tail of three or more characters at most
+    1/1.15 of it (a footnote mark is no tail)."""
+    ink = [i for i, c in enumerate(seg) if c[0] != " "]
+    if len(ink) < 6:
+        return 0
+    lead = _leading_size([seg[i] for i in ink])
+    k = len(ink)
+    while k > 0 and seg[ink[k - 1]][1] * HEADING_SIZE_RATIO <= lead:
+        k -= 1
+    if len(ink) - k < 3 or k < 3:
+        return 0
+    head = [seg[i] for i in ink[:k]]
+    if any(abs(c[1] - lead) >= 0.25 for c in head):
+        return 0
+    if len("".join(c[0] for c in seg[: ink[k]]).split()) > 12:
+        return 0
+    return ink[k]
 
 
 def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
