@@ -415,6 +415,41 @@ def test_bold_body_size_headings_are_headings() -> None:
     ]
 
 
+def test_bold_headings_smaller_than_the_body_are_headings() -> None:
+    """A browser prints h5 at 0.83 of the body size, bold: still a heading when it
+    stands alone at the margin (a bold line in a small caption size is not)."""
+    b = Book()
+    for n, chapter in enumerate(("Basics", "Movement"), start=1):
+        b.new_page()
+        b.heading(f"{n} {chapter}", size=16)
+        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
+        b.heading("Difficult Ground", size=BODY_SIZE * 0.83)
+        b.para("Difficult ground halves the distance a unit may move through it.")
+        b.heading("Figure 1", size=BODY_SIZE * 0.6)
+        b.para("A unit crossing a ford, which counts as difficult ground all the way.")
+    got = [(u.rule_id, u.title) for u in read_pdf(b.pdf()).units if u.source.page == 2]
+    assert got == [("movement", "Movement"), ("movement/difficult-ground", "Difficult Ground")]
+
+
+EMBER_PRINT = PROJECT_ROOT / "evals" / "corpora" / "ember" / "ember-print.pdf"
+
+
+def test_a_web_page_printed_by_a_browser() -> None:
+    """The Ember wiki page saved as PDF by Chromium: its subset fonts declare
+    weights of 340 and 415, so bold comes from the font's name
+    ("LiberationSerif-Bold"); its headings carry smaller "[Edit | History]"
+    links; the browser's own header and footer repeat on every page."""
+    result = parse_file(EMBER_PRINT.name, EMBER_PRINT.read_bytes(), game="ember")
+    ids = {u.rule_id for u in result.units}
+    assert {"1.1", "2.3.1", "5.4", "7.3", "glossary/doused"} <= ids
+    assert unit(result, "5.4").title == "Weapon Table"
+    assert unit(result, "glossary/doused").text.startswith("A lantern deliberately put out")
+    assert result.dropped["running headers and footers"] > 0
+    assert not any(
+        "file://" in u.text or "Ember Lanterns – Core Rules" in u.text for u in result.units
+    )
+
+
 def test_heading_style_used_only_on_the_last_page_is_a_heading() -> None:
     b = Book()
     for n, chapter in enumerate(("Basics", "Movement", "Shooting", "Morale", "Terrain"), start=1):

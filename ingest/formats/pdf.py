@@ -56,6 +56,9 @@ from ruleslawyer.ingest.units import ParseResult, tidy_title
 
 BOLD_WEIGHT = 600
 HEADING_SIZE_RATIO = 1.15
+# A browser prints h5 and h6 at 0.83 and 0.67 of the body size, bold: a bold line
+# alone at the margin is a heading down to the first of those.
+BOLD_HEADING_SIZE = 0.8
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
@@ -217,20 +220,26 @@ def _page_lines(page: Any, number: int) -> _Page:
 
     name_buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    weights_by_font: dict[bytes, int] = {}
+    weights_by_font: dict[tuple[bytes, int], int] = {}
 
     def weight_of(i: int) -> int:
-        """PDFium's font weight; for a font that declares none (a standard
-        Helvetica-Bold is not embedded), the font's name and bold flag decide."""
+        """PDFium's font weight, unless the font's name says bold: a font that
+        declares no weight (a standard Helvetica-Bold is not embedded) and the
+        subset fonts a browser embeds ("LiberationSerif-Bold" declared 415,
+        its regular 340) are named for their weight. The bold flag decides
+        for a font that declares none and whose name says nothing."""
         weight = int(raw.FPDFText_GetFontWeight(tp.raw, i))
-        if weight > 0:
-            return weight
         size = raw.FPDFText_GetFontInfo(tp.raw, i, name_buf, len(name_buf), ctypes.byref(flags))
         name = name_buf.raw[: max(0, size - 1)]
-        if name not in weights_by_font:
-            bold = _BOLD_NAME.search(name.decode("latin-1")) or flags.value & _FORCE_BOLD
-            weights_by_font[name] = 700 if bold else 400
-        return weights_by_font[name]
+        key = (name, weight)
+        if key not in weights_by_font:
+            if _BOLD_NAME.search(name.decode("latin-1")):
+                weights_by_font[key] = max(weight, 700)
+            elif weight > 0:
+                weights_by_font[key] = weight
+            else:
+                weights_by_font[key] = 700 if flags.value & _FORCE_BOLD else 400
+        return weights_by_font[key]
 
     for i in range(n):
         code = raw.FPDFText_GetUnicode(tp.raw, i)
@@ -667,7 +676,7 @@ def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
     if ln.size >= body * HEADING_SIZE_RATIO:
         return True
     at_margin = abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
-    if ln.bold and ln.size >= body * 0.95 and at_margin:
+    if ln.bold and ln.size >= body * BOLD_HEADING_SIZE and at_margin:
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
 
