@@ -444,6 +444,13 @@ def test_a_web_page_printed_by_a_browser() -> None:
     assert {"1.1", "2.3.1", "5.4", "7.3", "glossary/doused"} <= ids
     assert unit(result, "5.4").title == "Weapon Table"
     assert unit(result, "glossary/doused").text.startswith("A lantern deliberately put out")
+    # Its weapon table centres each cell in the row's height.
+    rows = unit(result, "5.4").text.split("\n")
+    assert "Name | Range | Dice | Cost | Special" in rows
+    assert "Hand Weapon | Melee | 2 | 0 | –" in rows
+    assert (
+        'Longbow | 24" | 2 | 5 | Cannot be used after a Move action in the same activation' in rows
+    )
     assert result.dropped["running headers and footers"] > 0
     assert not any(
         "file://" in u.text or "Ember Lanterns – Core Rules" in u.text for u in result.units
@@ -651,6 +658,78 @@ def test_a_table_is_one_line_per_row_with_its_cells_joined() -> None:
         "Long Rifle | 5X | 36 | 15 | Cannot move and shoot in one turn\n"
         "Pistol | 2X | 8 | 5 | one hand only\n"
         "A trooper can carry only one weapon of each kind into a game."
+    )
+
+
+def test_what_follows_a_table_is_not_glued_into_its_last_row() -> None:
+    """A heading, a list or a justified line just under a table, with no more
+    space than between its rows, is not a wrapped cell of the last row."""
+    b = Book()
+    b.new_page()
+    b.heading("Weapons")
+    x = WEAPON_COLUMNS
+    b.row(list(zip(x, ["Weapon", "Damage", "Range", "Cost", "Notes"], strict=True)))
+    b.row(list(zip(x, ["Rifle", "4X", "24", "10", "none at all"], strict=True)))
+    b.row(list(zip(x, ["Pistol", "2X", "8", "5", "one hand only"], strict=True)))
+    b.y += 8  # the heading as tight under the table as its rows are
+    b.heading("Armour")
+    b.row(list(zip(x[:3], ["Armour", "Save", "Cost"], strict=True)))
+    b.row(list(zip(x[:3], ["Light", "6+", "5"], strict=True)))
+    b.row(list(zip(x[:3], ["Heavy", "4+", "15"], strict=True)))
+    b.row([(MARGIN, "- Heavy armour slows its wearer.")])
+    b.row([(MARGIN, "Troopers in heavy armour"), (x[2], "cannot run.")])
+    result = read_pdf(b.pdf())
+    assert unit(result, "weapons").text == (
+        "Weapon | Damage | Range | Cost | Notes\n"
+        "Rifle | 4X | 24 | 10 | none at all\n"
+        "Pistol | 2X | 8 | 5 | one hand only"
+    )
+    armour = unit(result, "armour").text.split("\n")
+    assert armour[:3] == ["Armour | Save | Cost", "Light | 6+ | 5", "Heavy | 4+ | 15"]
+    assert " | " not in " ".join(armour[3:])
+    assert "- Heavy armour slows its wearer." in armour[3:]
+
+
+def test_a_heading_just_above_a_table_stays_a_heading() -> None:
+    b = Book()
+    b.new_page()
+    b.heading("Armour")
+    b.para("Armour protects a trooper from the first hits of a fight, then it is spent.")
+    b.heading("Body Armour Table")
+    b.y += 6
+    for row in (["Armor Type", "Coverage", "AP Cost"], ["Basic", "2", "1"], ["Heavy", "6", "3"]):
+        b.row(list(zip((MARGIN, 200.0, 300.0), row, strict=True)))
+    result = read_pdf(b.pdf())
+    assert unit(result, "body-armour-table").text == (
+        "Armor Type | Coverage | AP Cost\nBasic | 2 | 1\nHeavy | 6 | 3"
+    )
+
+
+def test_a_cell_centred_in_a_tall_row_joins_its_row() -> None:
+    """A browser centres a row's cells in its height: a cell of two lines sits
+    half above and half below the line of the row's other cells. (The first
+    column is too narrow for "Hand Weapon" on one line, so it wraps.)"""
+    b = Book()
+    b.new_page()
+    b.heading("Weapons")
+    x = (MARGIN, 112.0, 160.0, 200.0, 240.0)
+    assert MARGIN + stringWidth("Hand Weapon", BODY_FONT, BODY_SIZE) > x[1] - 4
+    b.row(list(zip(x, ["Name", "Range", "Dice", "Cost", "Special"], strict=True)))
+    b.y -= 14  # cell padding: a row's text keeps most of an em from the next row's
+    for first, second, rest in (
+        ("Hand", "Weapon", ["Melee", "2", "0", "none"]),
+        ("Chill", "Touch", ["Melee", "2", "-", "spirits only"]),
+    ):
+        b.row(list(zip(x[1:], rest, strict=True)))
+        b.canvas.setFont(BODY_FONT, BODY_SIZE)
+        b.canvas.drawString(MARGIN, b.y + LEADING + 6, first)
+        b.canvas.drawString(MARGIN, b.y + LEADING - 6, second)
+        b.y -= 20
+    text = unit(read_pdf(b.pdf()), "weapons").text
+    assert text == (
+        "Name | Range | Dice | Cost | Special\n"
+        "Hand Weapon | Melee | 2 | 0 | none\n"
+        "Chill Touch | Melee | 2 | - | spirits only"
     )
 
 

@@ -263,7 +263,12 @@ def _page_lines(page: Any, number: int) -> _Page:
         prev = next((c for c in reversed(chars) if c[0] != " "), None)
         # A new baseline without a line break from PDFium: a new line. (Glyph
         # boxes would not do: a quote mark's box sits well above the baseline.)
-        if prev is not None and abs(box[4] - prev[7]) > max(size, prev[1]) * 0.6:
+        # A smaller jump is one too when the text also runs back to the left:
+        # a table cell's second line drawn after the rest of its row.
+        if prev is not None and (
+            abs(box[4] - prev[7]) > max(size, prev[1]) * 0.6
+            or (abs(box[4] - prev[7]) > max(size, prev[1]) * 0.2 and box[0] < prev[3] - size)
+        ):
             close_line()
         chars.append((ch, size, weight, *box))
     close_line()
@@ -307,9 +312,23 @@ def _size_drop(seg: list[tuple[str, float, int, float, float, float, float, floa
 
 
 def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
-    """Two neighbouring characters an em or so apart: cells of a table row."""
+    """Cells of a table row: two or more runs set an em or so apart, none longer
+    than four words (a justified line of running text can have one wide gap,
+    but then long runs of words either side of it)."""
     ink = [c for c in chars if c[0] != " "]
-    return any(b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0) for a, b in itertools.pairwise(ink))
+    cuts = [
+        i + 1
+        for i, (a, b) in enumerate(itertools.pairwise(ink))
+        if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
+    ]
+    if not cuts:
+        return False
+    runs = [ink[i:j] for i, j in itertools.pairwise([0, *cuts, len(ink)])]
+    words = [
+        sum(1 for a, b in itertools.pairwise(run) if b[3] - a[4] > 0.15 * max(a[1], 1.0)) + 1
+        for run in runs
+    ]
+    return max(words) <= 4
 
 
 def _box(
@@ -325,7 +344,13 @@ def _box(
 
 
 def _reading_order(page: _Page) -> None:
-    """Two side-by-side columns are read left, then right; else PDFium's order."""
+    """Two side-by-side columns are read left, then right; else PDFium's order.
+
+    A line across both columns (a title, a full-width table's row) divides
+    the page: the columns above it are read, then it, then the columns
+    below. Rows of a table (three or more cells) do not count against the
+    page being set in columns.
+    """
     lines = page.lines
     if len(lines) < 8:
         return
@@ -333,42 +358,57 @@ def _reading_order(page: _Page) -> None:
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
     right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
-    if len(left) < 0.25 * len(lines) or len(right) < 0.25 * len(lines):
+    text = len(lines) - sum(1 for ln in spanning if ln.wide_gaps >= 2)
+    if len(left) < 0.25 * text or len(right) < 0.25 * text:
         return
-    if len(spanning) > 0.2 * len(lines):
+    if len(spanning) - (len(lines) - text) > 0.2 * text:
         return
-    # Spanning lines (a title over both columns) keep their place by height.
     for ln in right:
         ln.column = 1
-    first_col = sorted(left + [s for s in spanning], key=lambda ln: ln.top)
-    page.lines = first_col + sorted(right, key=lambda ln: ln.top)
+    ordered: list[_Line] = []
+    above = -math.inf
+    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
+        below = divider.top if divider is not None else math.inf
+        for side in (left, right):
+            ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
+        if divider is not None:
+            ordered.append(divider)
+            above = divider.top
+    page.lines = ordered
 
 
 def _tables(page: _Page) -> None:
     """Rebuild each table on the page as one line per row, its cells joined by " | ".
 
-    PDFium gives a table as lines of text, and three things go wrong with
+    PDFium gives a table as lines of text, and four things go wrong with
     them: a row wider than half the page is cut in two where it crosses the
-    middle (``close_line`` splits lines that run across both columns); a cell
-    that wraps puts its next line under the row, where it reads as a
-    paragraph of its own ("Longbow 24\" 2 5 Cannot be used after a", then
-    "Move action in the same"); and two close columns ("Melee 2") run
-    together. So:
+    middle (``close_line`` splits lines that run across both columns, unless
+    both sides are short cells); a cell that wraps puts its next line under
+    the row, where it reads as a paragraph of its own ("Longbow 24\" 2 5
+    Cannot be used after a", then "Move action in the same"); a browser
+    centres a cell of two lines in its row, half above the row's line and
+    half below; and two close columns ("Melee 2") run together. So:
 
     - a table starts at a line of three or more cells (set apart by gaps of
-      about an em), its *columns*, and a line just above it that is not a
-      sentence is its header; or at two or more lines of two cells each,
-      set in the same two columns;
-    - it runs on while lines stay in the same page column, with no blank
-      line's worth of space, and no line is running text (one cell across
-      two or more of the columns);
-    - lines at the same height are one row, and a line that lies within one
-      column is the next line of that cell in the row above;
-    - the columns are split where the fewest words cross, between the first
-      row's cells; each word goes to the column its middle lies in.
+      about an em), its *columns*, and a plain line just above it with a
+      word over every column and none across one is its header; or at two
+      or more lines of two cells each, set in the same two columns;
+    - it runs on while lines stay in the same page column and size, with no
+      blank line's worth of space, and ends at a bold line under plain
+      rows, a list item, a numbered heading, running text across the
+      columns, or a line of cells in fewer than half the columns that
+      continues no cell (a note, a category row);
+    - the columns are split where the fewest cells, then words, cross,
+      between the first row's cells, and at any wider gap no cell below
+      crosses; each word goes to the column its middle lies in;
+    - in each column, a line continues the cell above when it sits tight
+      under it and the cell above ran so far right that the line's first
+      word could not have followed it; cells whose heights overlap are one
+      row.
 
-    Fewer than two rows of two or more cells is no table, and its lines stay
-    as they were.
+    Fewer than two rows of two or more cells is no table, nor are rows that
+    would hold two full lines of cells (the rows ran together), and the
+    lines stay as they were.
     """
     lines = page.lines
     out: list[_Line] = []
@@ -418,7 +458,7 @@ def _table_at(
 ) -> tuple[int, int, list[_Line]]:
     """The table whose first row of cells is ``lines[start]``: its first line
     (the header above, if ``header`` and there is one), the line after it,
-    and its rows."""
+    and its rows (none if the lines are not a table after all)."""
     head = lines[start]
     size = head.size
 
@@ -427,41 +467,36 @@ def _table_at(
         return sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
 
     # Lines of the table, grouped into bands of one height (a row cut at the
-    # middle of the page is two lines at the same height).
+    # middle of the page is two lines at the same height). It ends at a page
+    # or column break, a blank line's worth of space, a line in another size
+    # or a bold one under plain rows (a heading, a caption), and a line of one
+    # cell that is running text, a list item or a numbered heading.
     bands: list[list[_Line]] = []
     end = start
     for ln in lines[start:]:
         if ln.page != head.page or ln.column != head.column:
             break
+        if abs(ln.size - size) > 0.1 * size:
+            break
         same = next((b for b in bands[-3:] if abs(ln.top - b[0].top) <= 0.4 * size), None)
         if same is not None:
             same.append(ln)
         else:
-            if ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size if bands else False:
-                break  # a blank line's worth of space: the table is over
-            if len(ln.cells) == 1 and spans(ln) >= 2:
-                break  # running text under the table
+            if bands and ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size:
+                break
+            if ln.bold and bands[1:] and not all(m.bold for band in bands[1:] for m in band):
+                break
+            if len(ln.cells) == 1 and (
+                spans(ln) >= 2 or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
+            ):
+                break
             bands.append([ln])
         end += 1
-    first = start
-    above = lines[start - 1] if start else None
-    if (
-        header
-        and above is not None
-        and above.page == head.page
-        and above.column == head.column
-        and 0 <= head.top - above.bottom <= 2.5 * size
-        and not above.text.endswith((".", ":", ";", ","))
-        and len(above.words) >= len(head.cells)
-        and spans(above) >= 2
-    ):
-        bands.insert(0, [above])
-        first = start - 1
     # Column splits: between each pair of the first row's cells, the x that
-    # the fewest words cross (the river of white space between columns), and
-    # of those the rightmost: a wrapped cell's text runs past its header, while
-    # the next column's text starts where its header does.
-    # A cell set apart by wide gaps is kept whole where it can be ("1X, (max
+    # the fewest cells and then words cross (the river of white space between
+    # columns), and of those the rightmost: a wrapped cell's text runs past its
+    # header, while the next column's text starts where its header does. A
+    # cell set apart by wide gaps is kept whole where it can be ("1X, (max
     # AP/2)" centred under its header), split by words where it cannot ("Melee
     # 2": two close columns).
     cells = [c for band in bands for ln in band for c in ln.cells]
@@ -478,6 +513,20 @@ def _table_at(
     for (_, left_end, _), (right_start, _, _) in itertools.pairwise(head.cells):
         xs = [left_end + (right_start - left_end) * t / 16 for t in range(1, 16)]
         splits.append(min(xs, key=crossing))
+    # A header cell over two columns ("Range Dice" set one space apart): a gap
+    # of half an em or more that no cell below the first row crosses, with no
+    # split in it yet, is a column boundary too.
+    below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
+    reach = -math.inf
+    for x0, x1 in below:
+        if (
+            reach > -math.inf
+            and x0 - reach >= 0.5 * size
+            and not any(reach <= x <= x0 for x in splits)
+        ):
+            splits.append((reach + x0) / 2)
+        reach = max(reach, x1)
+    splits.sort()
     # Justified running text in a narrow column has wide gaps too, but they do
     # not line up from one line to the next: its words cross the "columns".
     crossed = sum(
@@ -489,20 +538,122 @@ def _table_at(
     def column_of(x0: float, x1: float) -> int:
         return bisect.bisect(splits, (x0 + x1) / 2)
 
+    # A header set with plain spaces just above: the same size, not a sentence,
+    # a word over every column and none across a split.
+    first = start
+    above = lines[start - 1] if start else None
+    if (
+        header
+        and above is not None
+        and above.page == head.page
+        and above.column == head.column
+        and abs(above.size - size) <= 0.1 * size
+        and 0 <= head.top - above.bottom <= 2.5 * size
+        and not above.text.endswith((".", ":", ";", ","))
+        and {column_of(w[0], w[1]) for w in above.words} == set(range(len(splits) + 1))
+        and not any(w[0] < x < w[1] for w in above.words for x in splits)
+    ):
+        bands.insert(0, [above])
+        first = start - 1
+    # Where each column's text may run to: the next split, or for the last
+    # column the widest line in it.
+    ncols = len(splits) + 1
+    last_words = [w[1] for w in words if column_of(w[0], w[1]) == ncols - 1]
+    limit = [*splits, max(last_words, default=head.x1)]
+
+    # Cells: in each column, a line's words, joined with the lines under them
+    # that continue them. A line continues the cell above if it sits tight
+    # under it, the cell above ran so far right that the line's first word
+    # could not have followed it there, and either the line is no full row
+    # of its own (cells in most columns: a dense table's next row is tight
+    # too) or the cell above stands alone so far (the top of a cell centred
+    # in a tall row, whose middle line shares the row's line).
+    full = max(2, (ncols + 1) // 2)
+    cells_by_col: dict[int, list[list[Any]]] = {}  # column -> [top, bottom, end, texts, lines]
+    band_of: dict[int, int] = {}  # id(line) -> its band, for the check below
+    full_bands: set[int] = set()
+
+    def alone(cell: list[Any], k: int) -> bool:
+        return not any(
+            min(cell[1], c[1]) - max(cell[0], c[0]) > 0.2 * size
+            for j, col in cells_by_col.items()
+            if j != k
+            for c in col
+        )
+
+    for band in sorted(bands, key=lambda b: min(ln.top for ln in b)):
+        by_col: dict[int, list[tuple[float, float, str]]] = {}
+        for ln in band:
+            band_of[id(ln)] = id(band[0])
+            for w in ln.words:
+                by_col.setdefault(column_of(w[0], w[1]), []).append(w)
+        if len(by_col) >= full:
+            full_bands.add(id(band[0]))
+        top, bottom = min(ln.top for ln in band), max(ln.bottom for ln in band)
+        for k, ws in by_col.items():
+            ws.sort(key=lambda w: w[0])
+            col = cells_by_col.setdefault(k, [])
+            last = col[-1] if col else None
+            if (
+                last is not None
+                and (len(by_col) < full or alone(last, k))
+                and top - last[1] <= 0.6 * size
+                and last[2] + 0.25 * size + (ws[0][1] - ws[0][0]) > limit[k] - size
+            ):
+                last[1] = max(last[1], bottom)
+                last[2] = max(w[1] for w in ws)
+                last[3].extend(w[2] for w in ws)
+                last[4].extend(band)
+            else:
+                col.append([top, bottom, max(w[1] for w in ws), [w[2] for w in ws], list(band)])
+    # Rows: cells whose heights overlap, so a cell set higher or lower than
+    # the rest of its row (centred in a tall row) still joins it.
+    found = [(k, c) for k, col in cells_by_col.items() for c in col]
+    group = list(range(len(found)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(found)), 2):
+        a, b = found[i][1], found[j][1]
+        if min(a[1], b[1]) - max(a[0], b[0]) > 0.2 * size:
+            group[root(i)] = root(j)
+    rows_by_root: dict[int, list[tuple[int, list[Any]]]] = {}
+    for i, item in enumerate(found):
+        rows_by_root.setdefault(root(i), []).append(item)
+    ordered = sorted(rows_by_root.values(), key=lambda r: min(c[0] for _, c in r))
     rows: list[list[list[str]]] = []
     members: list[list[_Line]] = []
-    for band in bands:
-        pieces = sorted((w for ln in band for w in ln.words), key=lambda w: w[0])
-        used = {column_of(w[0], w[1]) for w in pieces}
-        if rows and len(used) == 1 and len(band) == 1 and len(band[0].cells) == 1:
-            target = rows[-1]  # a wrapped cell's next line
-            members[-1].extend(band)
-        else:
-            target = [[] for _ in range(len(splits) + 1)]
-            rows.append(target)
-            members.append(list(band))
-        for x0, x1, text in pieces:
-            target[column_of(x0, x1)].append(text)
+    used = len(ordered)
+    for n, row_cells_found in enumerate(ordered):
+        if n and len({k for k, _ in row_cells_found}) < full:
+            # Text in fewer than half the columns that continues no cell: a
+            # note, a heading, a category row or running text ends the table.
+            used = n
+            break
+        texts: list[list[str]] = [[] for _ in range(ncols)]
+        parts: list[_Line] = []
+        for k, c in sorted(row_cells_found, key=lambda kc: kc[1][0]):
+            texts[k].extend(c[3])
+            parts.extend(m for m in c[4] if all(m is not q for q in parts))
+        if len({band_of[id(m)] for m in parts} & full_bands) > 1:
+            # Two full lines of cells in one row: the cells ran together and
+            # the rows cannot be told apart; better the lines as they were.
+            return start, start + 1, []
+        rows.append(texts)
+        members.append(parts)
+    if used < len(ordered):
+        # The table ends before the first line it did not take; a row holding
+        # a line from after that point is given back with it.
+        where = {id(ln): i for i, ln in enumerate(lines[first:end], start=first)}
+        rest = [m for r in ordered[used:] for _, c in r for m in c[4]]
+        end = min(where[id(ln)] for ln in rest)
+        while members and any(where[id(m)] >= end for m in members[-1]):
+            rows.pop()
+            members.pop()
     built = []
     for row, parts in zip(rows, members, strict=True):
         bounds = [-math.inf, *splits, math.inf]
