@@ -697,8 +697,10 @@ def test_a_heading_just_above_a_table_stays_a_heading() -> None:
     b.para("Armour protects a trooper from the first hits of a fight, then it is spent.")
     b.heading("Body Armour Table")
     b.y += 6
+    # The heading reaches over the first two columns, as a header row would.
+    assert MARGIN + stringWidth("Body Armour Table", "Helvetica-Bold", BODY_SIZE) > 145
     for row in (["Armor Type", "Coverage", "AP Cost"], ["Basic", "2", "1"], ["Heavy", "6", "3"]):
-        b.row(list(zip((MARGIN, 200.0, 300.0), row, strict=True)))
+        b.row(list(zip((MARGIN, 140.0, 220.0), row, strict=True)))
     result = read_pdf(b.pdf())
     assert unit(result, "body-armour-table").text == (
         "Armor Type | Coverage | AP Cost\nBasic | 2 | 1\nHeavy | 6 | 3"
@@ -731,6 +733,36 @@ def test_a_cell_centred_in_a_tall_row_joins_its_row() -> None:
         "Hand Weapon | Melee | 2 | 0 | none\n"
         "Chill Touch | Melee | 2 | - | spirits only"
     )
+
+
+def test_a_full_width_table_under_two_columns_written_row_by_row() -> None:
+    """The table's rows cross the middle of the page; they divide it instead of
+    stopping its two columns being read left, then right."""
+    b = Book()
+    b.new_page()
+    b.heading("Shooting")
+    left = (
+        "A model may shoot once in each of its activations at any enemy it can see, provided "
+        "it did not run this turn and is not in base contact with an enemy model. Roll to hit "
+        "and then roll to wound for each hit scored against"
+    )
+    right = (
+        "the target, using the weapon's damage from the table below. A model that is hit "
+        "but not wounded is pinned until the end of the turn."
+    )
+    b.two_columns(left, right, row_order=True)
+    b.y -= 12
+    for row in (
+        ["Weapon", "Damage", "Range", "Cost", "Notes"],
+        ["Rifle", "4X", "24", "10", "none at all"],
+        ["Pistol", "2X", "8", "5", "one hand only"],
+        ["Carbine", "3X", "18", "8", "light"],
+        ["Sling", "1X", "12", "1", "cheap"],
+    ):
+        b.row(list(zip((MARGIN, 200.0, 280.0, 360.0, 430.0), row, strict=True)))
+    text = " ".join(unit(read_pdf(b.pdf()), "shooting").text.split())
+    assert text.startswith(" ".join(f"{left} {right}".split()))
+    assert text.endswith("Carbine | 3X | 18 | 8 | light Sling | 1X | 12 | 1 | cheap")
 
 
 def test_a_header_set_with_plain_spaces_is_the_tables_first_row() -> None:
