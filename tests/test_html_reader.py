@@ -184,3 +184,55 @@ def test_a_glossary_list_gives_a_rule_per_term_and_a_stat_block_one_line_per_ent
         ("marsh-hound", "Marsh Hound", "", 'Move: 8"\nAttacks: 2\nSave: 5+'),
         ("editors", "Editors", "", "Editor: J. Smith, who checked every rule."),
     ]
+
+
+def test_everything_in_a_definition_list_is_kept() -> None:
+    """A note between entries, a term with no description and a <div> grouping
+    an entry are all read; a list inside a description gives lines, not
+    sections beside the outer terms, so the text after it stays in place."""
+    page = """<!DOCTYPE html><html><body><main><h2>Glossary</h2><dl>
+<div><dt>Darkness</dt><dd>Any point on the battlefield outside every light radius.</dd></div>
+<p>Terms in italics are defined in the core book and are not repeated here.</p>
+<dt>Burning</dt><dd><p>A burning model takes a wound at the start of each of its turns.</p>
+<dl><dt>Ending it</dt><dd>Spend a whole action rolling on the ground to put out the flames.</dd></dl>
+<p>It spreads to adjacent models on a 6.</p></dd>
+<dt>Zone of control: every point within 1" of a model.</dt>
+</dl></main></body></html>"""
+    units = {u.rule_id: u.text for u in parse_file("g.html", page.encode(), game="g").units}
+    assert units == {
+        "glossary/darkness": "Any point on the battlefield outside every light radius.\n"
+        "Terms in italics are defined in the core book and are not repeated here.",
+        "glossary/burning": "A burning model takes a wound at the start of each of its turns.\n"
+        "Ending it: Spend a whole action rolling on the ground to put out the flames.\n"
+        "It spreads to adjacent models on a 6.\n"
+        'Zone of control: every point within 1" of a model.',
+    }
+
+
+def test_a_stat_block_with_long_entries_stays_a_stat_block() -> None:
+    page = """<!DOCTYPE html><html><body><main><h2>Marsh Hound</h2><dl>
+<dt>Move</dt><dd>8"</dd><dt>Attacks</dt><dd>2</dd>
+<dt>Special</dt><dd>Leaps over any terrain up to 3" high and ignores difficult ground.</dd>
+<dt>Weakness</dt><dd>Cannot enter buildings or cross deep water of any kind at all.</dd>
+</dl></main></body></html>"""
+    (unit,) = parse_file("g.html", page.encode(), game="g").units
+    assert unit.rule_id == "marsh-hound"
+    assert unit.text.split("\n")[:3] == [
+        'Move: 8"',
+        "Attacks: 2",
+        'Special: Leaps over any terrain up to 3" high and ignores difficult ground.',
+    ]
+
+
+def test_site_boxes_inside_main_are_chrome_and_a_complementary_note_is_not() -> None:
+    page = """<!DOCTYPE html><html><body><main><h2>Charging</h2>
+<p>A charging model moves double and fights first.</p>
+<aside role="complementary"><p>Designer's note: charges decide most games.</p></aside>
+<aside class="related"><h3>Related articles</h3><ul><li>How to paint lanterns</li></ul></aside>
+<div class="share-buttons">Share this page</div>
+</main></body></html>"""
+    (unit,) = parse_file("g.html", page.encode(), game="g").units
+    assert unit.text == (
+        "A charging model moves double and fights first.\n"
+        "Designer's note: charges decide most games."
+    )

@@ -15,18 +15,23 @@ run-in heading, the way LaTeX converters and some wikis mark
 deepest h-tag. Paragraphs, list items, table rows (cells joined by " | ")
 and block quotes become body text.
 
-A definition list (``<dl>``) is read by what its entries hold. Where they
-are prose, a glossary or a list of questions and answers, each term opens a
-section of its own one level below the deepest h-tag, as a PDF's bold terms
-at the margin do, so "Doused" is a rule that can be looked up and cited
-whichever format the book came in. Where they are short values (a stat
-block: "Move" / "6"), each entry is one line, "Move: 6", so the value never
-stands in a quote without its name. Trade-off: text after a glossary in the
-same section reads as part of its last term, as after any run-in heading.
+A definition list (``<dl>``) is read by what its entries hold. Where the
+typical one (the lower median) is prose, a glossary or a list of questions
+and answers, each term opens a section of its own one level below the
+deepest h-tag, as a PDF's bold terms at the margin do, so "Doused" is a
+rule that can be looked up and cited whichever format the book came in.
+Where they are short values (a stat block: "Move" / "6", even with a long
+"Special" entry or two), each entry is one line, "Move: 6", so the value
+never stands in a quote without its name. Nothing in the list is dropped: a
+note between entries goes with the entry before it, a term with no
+description is a line of text, and a list inside a description gives lines.
+Trade-off: text after a glossary in the same section reads as part of its
+last term, as after any run-in heading.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -47,13 +52,14 @@ ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for t
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
 _CHROME_TAGS = ("nav", "form", "button", "select", "dialog")
 _LANDMARKS = ("header", "footer", "aside")  # chrome only outside the rules
-_CHROME_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "menu"}
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
     r"^(?:nav|navbar|navigation|menu|mainmenu|sidebar|breadcrumbs?|site-?header|"
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
-    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*|sitesub|contentsub|jump-to-nav)$",
+    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*|sitesub|contentsub|jump-to-nav|"
+    r"related(?:-\w+)?|share(?:-\w+)?|social(?:-\w+)?)$",
     re.I,
 )
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
@@ -74,17 +80,25 @@ def sniff(head: bytes) -> bool:
     return bool(_HTML_START.match(head.lstrip(b"\xef\xbb\xbf")))
 
 
+def _in_rules(el: Any) -> bool:
+    return (
+        el.find_parent(["main", "article", "section"]) is not None
+        or el.find_parent(attrs={"role": "main"}) is not None
+    )
+
+
 def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
-    if el.name in _LANDMARKS:
+    role = (el.get("role") or "").lower()
+    if el.name in _LANDMARKS or role == "complementary":
         # The page's banner, footer and sidebar are chrome; inside the rules
         # an HTML5 section's own <header> holds its heading, a <footer> its
-        # notes, and an <aside> a designer's note or an example box. A
-        # fragment (raw HTML in a Markdown file) is all rules.
-        if not fragment and el.find_parent(["main", "article", "section"]) is None:
+        # notes, and an <aside> (role "complementary") a designer's note or
+        # an example box. A fragment (raw HTML in a Markdown file) is all rules.
+        if not fragment and not _in_rules(el):
             return True
     elif el.name in _CHROME_TAGS:
         return True
-    if (el.get("role") or "").lower() in _CHROME_ROLES:
+    if role in _CHROME_ROLES:
         return True
     names = [*(el.get("class") or []), el.get("id") or ""]
     return any(_CHROME_NAME.match(n) for n in names if n)
@@ -123,6 +137,16 @@ class _Walker:
     def __init__(self, outline: Outline) -> None:
         self.outline = outline
         self.pending: list[str] = []  # loose inline text inside a container
+        self.in_definition = 0  # depth of <dl>s being read
+
+    def walk_one(self, el: Any) -> None:
+        """Read one element as the only child of a container (a copy: the page
+        itself is left as it is)."""
+        from bs4 import BeautifulSoup
+
+        box = BeautifulSoup("", "lxml").new_tag("div")
+        box.append(copy.copy(el))
+        self.walk(box)
 
     def flush(self) -> None:
         text = " ".join(" ".join(self.pending).split())
@@ -173,36 +197,66 @@ class _Walker:
                 self.pending.append(_text(child))
 
     def _definitions(self, el: Any) -> None:
-        """A ``<dl>``: its terms as sections, or its entries as "term: value" lines."""
+        """A ``<dl>``: its terms as sections, or its entries as "term: value" lines.
+
+        Everything in the list is kept: a ``<div>`` grouping an entry is read
+        through, any other element or text (a note between entries) goes with
+        the entry before it, and a term with no description is body text. A
+        list inside a description is read as lines, never as sections: its
+        terms are not siblings of the outer list's.
+        """
+        from bs4 import NavigableString, Tag
+
         self.flush()
         entries: list[tuple[list[str], list[Any]]] = []  # (terms, descriptions)
-        for item in el.find_all(["dt", "dd"]):
-            if item.find_parent("dl") is not el:
-                continue  # a nested list is read with its description
-            if item.name == "dt":
-                if not entries or entries[-1][1]:
-                    entries.append(([], []))
-                entries[-1][0].append(_text(item))
-            elif entries:
-                entries[-1][1].append(item)
-            else:
-                entries.append(([], [item]))
-        descriptions = [d for _, dds in entries for d in dds]
-        words = sum(len(_text(d).split()) for d in descriptions)
-        prose = bool(descriptions) and words >= DEFINITION_WORDS * len(descriptions)
-        for terms, dds in entries:
-            term = " / ".join(t for t in terms if t)
-            if not term:  # LaTeX's description lists leave the term empty
+
+        def take(container: Any) -> None:
+            for child in container.children:
+                if isinstance(child, Tag) and child.name == "div" and child.find(["dt", "dd"]):
+                    take(child)  # <div><dt>..</dt><dd>..</dd></div>, as HTML allows
+                elif isinstance(child, Tag) and child.name == "dt":
+                    if not entries or entries[-1][1]:
+                        entries.append(([], []))
+                    entries[-1][0].append(_text(child))
+                elif isinstance(child, Tag) or (type(child) is NavigableString and child.strip()):
+                    if not entries:
+                        entries.append(([], []))
+                    entries[-1][1].append(child)
+
+        take(el)
+        described = [d for _, dds in entries for d in dds if isinstance(d, Tag) and d.name == "dd"]
+        # Prose when the typical description is a sentence: a median, so a
+        # stat block with one long "Special" entry stays a stat block.
+        lengths = sorted(len(_text(d).split()) for d in described)
+        prose = (
+            not self.in_definition
+            and bool(lengths)
+            and lengths[(len(lengths) - 1) // 2] >= DEFINITION_WORDS
+        )
+        self.in_definition += 1
+        try:
+            for terms, dds in entries:
+                term = " / ".join(t for t in terms if t)
+                if term and prose and dds:
+                    self.add(term, RUN_IN_LEVEL)
+                elif term and not prose and dds:
+                    values = " ".join(
+                        _text(d) if isinstance(d, Tag) else str(d).strip() for d in dds
+                    )
+                    self.add(f"{term}: {values}")
+                    continue
+                elif term:
+                    self.add(term)  # a term with no description
                 for d in dds:
-                    self.walk(d)
+                    if isinstance(d, Tag) and d.name == "dd":
+                        self.walk(d)
+                    elif isinstance(d, Tag):
+                        self.walk_one(d)
+                    else:
+                        self.pending.append(str(d))
                     self.flush()
-            elif prose:
-                self.add(term, RUN_IN_LEVEL)
-                for d in dds:
-                    self.walk(d)
-                    self.flush()
-            else:
-                self.add(f"{term}: " + " ".join(_text(d) for d in dds) if dds else term)
+        finally:
+            self.in_definition -= 1
 
     def _list(self, el: Any, depth: int) -> None:
         """One block per item ("- ", "1. "), nested lists indented after their item."""
