@@ -236,3 +236,21 @@ def test_site_boxes_inside_main_are_chrome_and_a_complementary_note_is_not() -> 
         "A charging model moves double and fights first.\n"
         "Designer's note: charges decide most games."
     )
+
+
+def test_a_glossary_with_short_cross_references_is_still_a_glossary() -> None:
+    page = """<!DOCTYPE html><html><body><main><h2>Glossary</h2><dl>
+<dt>Darkness</dt><dd>Any point on the battlefield outside every light radius.</dd>
+<dt>Dusk</dt><dd>See Darkness.</dd>
+<dt>Doused</dt><dd>A lantern deliberately put out by its bearer this turn.</dd>
+<dt>Contact</dt><dd>Touching bases.</dd>
+</dl><section class="related-rules"><h2>Charging</h2><p>A charge ends in contact.</p></section>
+</main></body></html>"""
+    ids = [u.rule_id for u in parse_file("g.html", page.encode(), game="g").units]
+    assert ids == [
+        "glossary/darkness",
+        "glossary/dusk",
+        "glossary/doused",
+        "glossary/contact",
+        "charging",
+    ]

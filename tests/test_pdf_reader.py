@@ -415,20 +415,55 @@ def test_bold_body_size_headings_are_headings() -> None:
     ]
 
 
-def test_bold_headings_smaller_than_the_body_are_headings() -> None:
-    """A browser prints h5 at 0.83 of the body size, bold: still a heading when it
-    stands alone at the margin (a bold line in a small caption size is not)."""
-    b = Book()
-    for n, chapter in enumerate(("Basics", "Movement"), start=1):
-        b.new_page()
-        b.heading(f"{n} {chapter}", size=16)
-        b.para(f"This chapter covers {chapter.lower()}. " + FILLER)
-        b.heading("Difficult Ground", size=BODY_SIZE * 0.83)
-        b.para("Difficult ground halves the distance a unit may move through it.")
-        b.heading("Figure 1", size=BODY_SIZE * 0.6)
-        b.para("A unit crossing a ford, which counts as difficult ground all the way.")
-    got = [(u.rule_id, u.title) for u in read_pdf(b.pdf()).units if u.source.page == 2]
-    assert got == [("movement", "Movement"), ("movement/difficult-ground", "Difficult Ground")]
+def test_small_bold_lines_and_smaller_tails_are_no_headings() -> None:
+    """A bold caption or "Example" label set smaller than the body is text of
+    its rule, and so is a body-size bold label with a smaller sentence after it
+    on its line; small capitals drawn in two sizes ("E" + "NGAGED") stay one
+    word."""
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    b.heading("Morale")
+    b.para("A unit that loses half its models takes a morale test at the end of the turn.")
+    b.heading("Figure 3: the unit at half strength", size=BODY_SIZE * 0.85)
+    b.canvas.setFont("Helvetica-Bold", BODY_SIZE)
+    b.canvas.drawString(MARGIN, b.y, "Example")
+    b.canvas.setFont(BODY_FONT, 8)
+    example = "a unit of ten that loses five models tests."
+    b.canvas.drawString(MARGIN + stringWidth("Example ", "Helvetica-Bold", BODY_SIZE), b.y, example)
+    b.y -= LEADING + 6
+    b.canvas.setFont(BODY_FONT, BODY_SIZE)
+    b.canvas.drawString(MARGIN, b.y, "A unit that fails is E")
+    b.canvas.setFont(BODY_FONT, 7)
+    b.canvas.drawString(
+        MARGIN + stringWidth("A unit that fails is E", BODY_FONT, BODY_SIZE), b.y, "NGAGED"
+    )
+    b.y -= LEADING
+    result = read_pdf(b.pdf())
+    assert [u.rule_id for u in result.units] == ["morale"]
+    text = unit(result, "morale").text
+    assert "Figure 3: the unit at half strength" in text
+    assert f"Example {example}" in text
+    assert "A unit that fails is ENGAGED" in text
+
+
+def test_a_bold_total_row_stays_in_its_table() -> None:
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    b.heading("Army Lists")
+    x = (MARGIN, 200.0)
+    for row in (["Unit", "Points"], ["Riflemen", "50"], ["Scouts", "40"]):
+        b.row(list(zip(x, row, strict=True)))
+    b.canvas.setFont("Helvetica-Bold", BODY_SIZE)
+    for x0, cell in zip(x, ["Total", "90"], strict=True):
+        b.canvas.drawString(x0, b.y, cell)
+    b.y -= LEADING + 6
+    b.lines(["An army may not spend more than 100 points."])
+    result = read_pdf(b.pdf())
+    assert [u.rule_id for u in result.units] == ["army-lists"]
+    assert unit(result, "army-lists").text == (
+        "Unit | Points\nRiflemen | 50\nScouts | 40\nTotal | 90\n"
+        "An army may not spend more than 100 points."
+    )
 
 
 EMBER_PRINT = PROJECT_ROOT / "evals" / "corpora" / "ember" / "ember-print.pdf"

@@ -15,9 +15,9 @@ run-in heading, the way LaTeX converters and some wikis mark
 deepest h-tag. Paragraphs, list items, table rows (cells joined by " | ")
 and block quotes become body text.
 
-A definition list (``<dl>``) is read by what its entries hold. Where the
-typical one (the lower median) is prose, a glossary or a list of questions
-and answers, each term opens a section of its own one level below the
+A definition list (``<dl>``) is read by what its entries hold. Where most
+descriptions are sentences, a glossary or a list of questions and answers,
+each term opens a section of its own one level below the
 deepest h-tag, as a PDF's bold terms at the margin do, so "Doused" is a
 rule that can be looked up and cited whichever format the book came in.
 Where they are short values (a stat block: "Move" / "6", even with a long
@@ -59,7 +59,7 @@ _CHROME_NAME = re.compile(
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
     r"catlinks|navbox|sectiontocs?|pagination|cookie\w*|sitesub|contentsub|jump-to-nav|"
-    r"related(?:-\w+)?|share(?:-\w+)?|social(?:-\w+)?)$",
+    r"related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|social(?:-\w+)?)$",
     re.I,
 )
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
@@ -224,15 +224,18 @@ class _Walker:
                     entries[-1][1].append(child)
 
         take(el)
-        described = [d for _, dds in entries for d in dds if isinstance(d, Tag) and d.name == "dd"]
-        # Prose when the typical description is a sentence: a median, so a
-        # stat block with one long "Special" entry stays a stat block.
-        lengths = sorted(len(_text(d).split()) for d in described)
-        prose = (
-            not self.in_definition
-            and bool(lengths)
-            and lengths[(len(lengths) - 1) // 2] >= DEFINITION_WORDS
+        described = [
+            _text(d) for _, dds in entries for d in dds if isinstance(d, Tag) and d.name == "dd"
+        ]
+        # Prose when more than half the descriptions are sentences (a few
+        # words or more, or ending as a sentence does: "See Darkness."), so a
+        # stat block with a long "Special" entry or two stays a stat block.
+        sentences = sum(
+            1
+            for t in described
+            if len(t.split()) >= DEFINITION_WORDS or t.endswith((".", "!", "?"))
         )
+        prose = not self.in_definition and sentences * 2 > len(described)
         self.in_definition += 1
         try:
             for terms, dds in entries:

@@ -56,9 +56,10 @@ from ruleslawyer.ingest.units import ParseResult, tidy_title
 
 BOLD_WEIGHT = 600
 HEADING_SIZE_RATIO = 1.15
-# A browser prints h5 and h6 at 0.83 and 0.67 of the body size, bold: a bold line
-# alone at the margin is a heading down to the first of those.
-BOLD_HEADING_SIZE = 0.8
+# A bold line alone at the margin is a heading down to this share of the body
+# size. Not lower: a bold caption or "Example" label is set smaller, and a
+# browser's h5 (0.83 of the body) is then read as body text.
+BOLD_HEADING_SIZE = 0.95
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
@@ -88,6 +89,8 @@ class _Line:
     cells: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at wide gaps
     words: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at spaces
     row: bool = False  # a table row rebuilt by ``_tables``: cells joined by " | "
+    whole: _Line | None = None  # a line cut at a drop in size: the line uncut
+    tail: bool = False  # the smaller tail of such a cut
 
     @property
     def caps(self) -> bool:
@@ -171,17 +174,34 @@ def _page_lines(page: Any, number: int) -> _Page:
         chars = []
 
     def _add_line(
-        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
-    ) -> None:
+        seg: list[tuple[str, float, int, float, float, float, float, float]],
+        hyphen: bool,
+        *,
+        whole: bool = True,
+    ) -> _Line | None:
         visible = [c for c in seg if not c[0].isspace()]
         if not visible:
-            return
-        if cut := _size_drop(seg):
-            # A short line in one size with a smaller tail: a heading and the
-            # page's link or note after it ("7 Spirits" + "[Edit | History]").
-            _add_line(seg[:cut], False)
-            _add_line(seg[cut:], hyphen)
-            return
+            return None
+        if whole and (cut := _size_drop(seg)):
+            # A short line in one size with a smaller tail: perhaps a heading
+            # and the page's link or note after it ("7 Spirits" + "[Edit |
+            # History]"). Two lines, each keeping the whole line, which comes
+            # back once the body size shows the head is no heading by size
+            # ("Example" + a smaller example; "10" + a small "pts").
+            head = _add_line(seg[:cut], False, whole=False)
+            tail = _add_line(seg[cut:], hyphen, whole=False)
+            if head is not None and tail is not None:
+                head.whole = _make_line(seg, hyphen)
+                tail.tail = True
+            return None
+        line = _make_line(seg, hyphen)
+        result.lines.append(line)
+        return line
+
+    def _make_line(
+        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
+    ) -> _Line:
+        visible = [c for c in seg if not c[0].isspace()]
         text = " ".join("".join(c[0] for c in seg).split())
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
         # Cells: runs of characters set apart by a gap of about an em or more.
@@ -201,21 +221,19 @@ def _page_lines(page: Any, number: int) -> _Page:
             else:
                 words[-1].append(c)
         word_boxes = tuple(_box(w) for w in words if w)
-        result.lines.append(
-            _Line(
-                text=text,
-                page=number,
-                size=_leading_size(visible),
-                bold=bold,
-                x0=min(c[3] for c in visible),
-                x1=max(c[4] for c in visible),
-                top=min(height - c[6] for c in visible),
-                bottom=max(height - c[5] for c in visible),
-                hyphen=hyphen,
-                wide_gaps=len(boxes) - 1,
-                cells=boxes,
-                words=word_boxes,
-            )
+        return _Line(
+            text=text,
+            page=number,
+            size=_leading_size(visible),
+            bold=bold,
+            x0=min(c[3] for c in visible),
+            x1=max(c[4] for c in visible),
+            top=min(height - c[6] for c in visible),
+            bottom=max(height - c[5] for c in visible),
+            hyphen=hyphen,
+            wide_gaps=len(boxes) - 1,
+            cells=boxes,
+            words=word_boxes,
         )
 
     name_buf = ctypes.create_string_buffer(128)
@@ -306,9 +324,31 @@ def _size_drop(seg: list[tuple[str, float, int, float, float, float, float, floa
     head = [seg[i] for i in ink[:k]]
     if any(abs(c[1] - lead) >= 0.25 for c in head):
         return 0
+    first, before = seg[ink[k]], seg[ink[k - 1]]
+    if seg[ink[k] - 1][0] != " " and first[3] - before[4] < 0.15 * lead:
+        return 0  # inside a word: small capitals ("E" + "NGAGED"), not a tail
     if len("".join(c[0] for c in seg[: ink[k]]).split()) > 12:
         return 0
     return ink[k]
+
+
+def _rejoin_cuts(page: _Page, body: float) -> None:
+    """Undo a cut at a drop in size unless the head looks like a heading: set
+    larger than the body, or in bold with a tail of a few words after it
+    ("7 Spirits" or a bold "Fallen Lanterns", then "[Edit | History]"). A
+    body-size label with a smaller sentence after it ("Example" + the
+    example), or "10" and a small "pts", is one line of text."""
+    out: list[_Line] = []
+    for ln in page.lines:
+        whole = out[-1].whole if ln.tail and out else None
+        if whole is not None:
+            head = out[-1]
+            head.whole = None
+            if head.size < body * HEADING_SIZE_RATIO and not (head.bold and len(ln.words) <= 4):
+                out[-1] = whole
+                continue
+        out.append(ln)
+    page.lines = out
 
 
 def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
@@ -484,8 +524,13 @@ def _table_at(
         else:
             if bands and ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size:
                 break
-            if ln.bold and bands[1:] and not all(m.bold for band in bands[1:] for m in band):
-                break
+            if (
+                ln.bold
+                and len(ln.cells) == 1
+                and bands[1:]
+                and not all(m.bold for band in bands[1:] for m in band)
+            ):
+                break  # a bold line of one cell under plain rows: a heading
             if len(ln.cells) == 1 and (
                 spans(ln) >= 2 or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
             ):
@@ -849,7 +894,9 @@ def outline_of(data: bytes, name: str) -> Outline:
     blank = sum(1 for page in pages if not page.lines)
     if blank > max(1, len(pages) // 10):
         outline.warnings.append(f"{name}: {blank} of {len(pages)} pages have no text (scans?)")
+    cut_body = _body_size(pages)
     for page in pages:
+        _rejoin_cuts(page, cut_body)
         _reading_order(page)
         _mark_zones(page)
     _drop_furniture(pages, outline)
