@@ -5,8 +5,9 @@ PDFium gives every character with its font size, weight and box. From those:
 1. **Lines**: characters split at PDFium's line breaks and wherever the
    baseline jumps (a hyphenated line end is one char, marked as a hyphen).
    A line's size is that of its first run of characters in one size, and a
-   short line whose tail drops to a markedly smaller size is two lines: a
-   printed web page sets "[Edit]" links and anchors after its headings.
+   short line whose tail drops to a markedly smaller size, after a head set
+   larger than the body (or bold, with a tail of a few words), is two lines:
+   a printed web page sets "[Edit]" links and anchors after its headings.
 2. **Reading order**: a page whose lines sit in two side-by-side columns is
    read left column, then right column.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
