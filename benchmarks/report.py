@@ -1,14 +1,16 @@
 """The answer-quality figures on every split, and across corpora and formats.
 
     python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
-                                          test-fresh,cross-fresh2,long]
+                                          test-fresh,cross-fresh2,long,ember,ember-html,
+                                          ember-print]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
 Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
-*cross*, the fresh sets, *long*): nothing was fitted or chosen on them.
+*cross*, the fresh sets, *long*, the Ember book in three formats): nothing
+was fitted or chosen on them.
 The CPU model is printed with the latencies.
 """
 
