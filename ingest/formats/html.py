@@ -2,9 +2,10 @@
 
 What is not the rules goes first: scripts, styles, forms, and the page's
 chrome by its own markup (``<nav>``; ``<header>``, ``<footer>`` and ``<aside>``
-outside ``<main>``, ``<article>`` or ``<section>``, since inside them they are
-a section's heading, notes or sidebar box; ARIA navigation roles, and the class names sites and wikis give menus,
-breadcrumbs, tables of contents and "[edit]" links). The rules are then read
+outside ``<main>``, ``role="main"``, ``<article>`` or ``<section>``, since
+inside them they are a section's heading, notes or sidebar box; ARIA
+navigation roles; and the class names sites and wikis give menus,
+breadcrumbs, tables of contents, share boxes and "[edit]" links). The rules are then read
 from ``<main>`` when the page has one, else from ``<body>``; and from its one
 ``<article>`` instead, when that holds nearly all of the text.
 
@@ -31,7 +32,6 @@ last term, as after any run-in heading.
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
@@ -45,8 +45,8 @@ _HTML_START = re.compile(
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 RUN_IN_LEVEL = 7
-# Mean words of a definition list's descriptions for its terms to be sections
-# (a glossary's definitions are sentences; a stat block's values a word or two).
+# Words for one description in a <dl> to count as a sentence (a glossary's
+# definitions are sentences; a stat block's values a word or two).
 DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
@@ -66,7 +66,7 @@ _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
     "div", "section", "article", "main", "body", "blockquote", "figure", "details",
-    "center", "dl", "html", "fieldset", "header", "footer", "aside",
+    "center", "html", "fieldset", "header", "footer", "aside",
 )  # fmt: skip
 # Elements whose start separates words: "inches.<br>Then", "<li><p>one</p><p>two</p>".
 _BREAKS = frozenset(
@@ -83,7 +83,7 @@ def sniff(head: bytes) -> bool:
 def _in_rules(el: Any) -> bool:
     return (
         el.find_parent(["main", "article", "section"]) is not None
-        or el.find_parent(attrs={"role": "main"}) is not None
+        or el.find_parent(attrs={"role": re.compile(r"^main$", re.I)}) is not None
     )
 
 
@@ -139,15 +139,6 @@ class _Walker:
         self.pending: list[str] = []  # loose inline text inside a container
         self.in_definition = 0  # depth of <dl>s being read
 
-    def walk_one(self, el: Any) -> None:
-        """Read one element as the only child of a container (a copy: the page
-        itself is left as it is)."""
-        from bs4 import BeautifulSoup
-
-        box = BeautifulSoup("", "lxml").new_tag("div")
-        box.append(copy.copy(el))
-        self.walk(box)
-
     def flush(self) -> None:
         text = " ".join(" ".join(self.pending).split())
         if text:
@@ -161,40 +152,44 @@ class _Walker:
 
     def walk(self, el: Any) -> None:
         for child in el.children:
-            if isinstance(child, str):
-                if child.strip() and child.__class__.__name__ == "NavigableString":
-                    self.pending.append(str(child))
-                continue
-            name = child.name
-            if name in _HEADINGS:
-                self.add(_text(child), _HEADINGS[name])
-            elif name == "table":
-                self.flush()
-                for tr in child.find_all("tr"):
-                    cells = [_text(c) for c in tr.find_all(["th", "td"])]
-                    if any(cells):
-                        self.add(" | ".join(cells))
-            elif name in ("ul", "ol"):
-                self._list(child, 0)
-            elif name == "dl":
-                self._definitions(child)
-            elif name in _BLOCKS:
-                self.flush()
-                head = _run_in_heading(child) if name == "p" else None
-                if head is not None:
-                    self.add(_text(head), RUN_IN_LEVEL)
-                    head.extract()
-                self.add(_text(child))
-            elif name in _CONTAINERS:
-                self.flush()
-                self.walk(child)
-                self.flush()
-            elif name == "br":
-                self.pending.append("\n")
-            elif name == "hr":
-                self.flush()
-            else:  # inline element loose in a container (span, a, strong, ...)
-                self.pending.append(_text(child))
+            self._read(child)
+
+    def _read(self, child: Any) -> None:
+        """One node of a container: text, a heading, a block, a list, a table."""
+        if isinstance(child, str):
+            if child.strip() and child.__class__.__name__ == "NavigableString":
+                self.pending.append(str(child))
+            return
+        name = child.name
+        if name in _HEADINGS:
+            self.add(_text(child), _HEADINGS[name])
+        elif name == "table":
+            self.flush()
+            for tr in child.find_all("tr"):
+                cells = [_text(c) for c in tr.find_all(["th", "td"])]
+                if any(cells):
+                    self.add(" | ".join(cells))
+        elif name in ("ul", "ol"):
+            self._list(child, 0)
+        elif name == "dl":
+            self._definitions(child)
+        elif name in _BLOCKS:
+            self.flush()
+            head = _run_in_heading(child) if name == "p" else None
+            if head is not None:
+                self.add(_text(head), RUN_IN_LEVEL)
+                head.extract()
+            self.add(_text(child))
+        elif name in _CONTAINERS:
+            self.flush()
+            self.walk(child)
+            self.flush()
+        elif name == "br":
+            self.pending.append("\n")
+        elif name == "hr":
+            self.flush()
+        else:  # inline element loose in a container (span, a, strong, ...)
+            self.pending.append(_text(child))
 
     def _definitions(self, el: Any) -> None:
         """A ``<dl>``: its terms as sections, or its entries as "term: value" lines.
@@ -240,23 +235,17 @@ class _Walker:
         try:
             for terms, dds in entries:
                 term = " / ".join(t for t in terms if t)
-                if term and prose and dds:
-                    self.add(term, RUN_IN_LEVEL)
-                elif term and not prose and dds:
-                    values = " ".join(
-                        _text(d) if isinstance(d, Tag) else str(d).strip() for d in dds
-                    )
-                    self.add(f"{term}: {values}")
+                if term and dds and not prose:
+                    values = (_text(d) if isinstance(d, Tag) else str(d).strip() for d in dds)
+                    self.add(f"{term}: {' '.join(values)}")
                     continue
-                elif term:
-                    self.add(term)  # a term with no description
+                # a term as a section, or one with no description as a line
+                self.add(term, RUN_IN_LEVEL if prose and dds else 0)
                 for d in dds:
                     if isinstance(d, Tag) and d.name == "dd":
                         self.walk(d)
-                    elif isinstance(d, Tag):
-                        self.walk_one(d)
                     else:
-                        self.pending.append(str(d))
+                        self._read(d)
                     self.flush()
         finally:
             self.in_definition -= 1

@@ -9,22 +9,24 @@ PDFium gives every character with its font size, weight and box. From those:
    larger than the body (or bold, with a tail of a few words), is two lines:
    a printed web page sets "[Edit]" links and anchors after its headings.
 2. **Reading order**: a page whose lines sit in two side-by-side columns is
-   read left column, then right column.
+   read left column, then right column; a line across both (a title, a
+   full-width table's row) divides the page, the columns above it first.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page that repeat (digits aside) on many pages (running headers and
    footers), bare page numbers, a table-of-contents page (lines ending in
    increasing page numbers), and a short cover page.
-4. **Headings** come from the document's own typography: the body size is
+4. **Tables**: a run of lines set in the same columns (cells set apart by
+   gaps of about an em) is rebuilt as one line per row, cells joined by
+   " | " as the HTML and Markdown readers write them: a row of short cells
+   across the middle of the page stays whole, and a cell that wraps, or is
+   centred in a tall row, is joined back into its row (``_tables``). A
+   rebuilt row is never a heading.
+5. **Headings** come from the document's own typography: the body size is
    the most common font size; a short line set larger than the body, or set
    entirely in bold at the body's left margin, or opening with a dotted
    number ("3.2 Movement"), is a heading. Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
-5. **Tables**: a run of lines set in the same columns (cells set apart by
-   gaps of about an em) is rebuilt as one line per row, cells joined by
-   " | " as the HTML and Markdown readers write them: a row is never cut in
-   two at the middle of the page, and a cell that wraps is joined back into
-   its row (``_tables``).
 6. **Paragraphs**: a line that runs to the right margin continues on the
    next line; one that stops short (the end of a paragraph, a list item, a
    table row) ends its block. Words hyphenated at a line end are joined.
@@ -63,6 +65,7 @@ HEADING_SIZE_RATIO = 1.15
 BOLD_HEADING_SIZE = 0.95
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
+CELL_GAP = 0.9  # ems between two characters that set them in different cells
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
@@ -73,7 +76,7 @@ _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 
 
-@dataclass
+@dataclass(eq=False)  # a line is itself: compared and hashed by identity
 class _Line:
     text: str
     page: int
@@ -90,8 +93,7 @@ class _Line:
     cells: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at wide gaps
     words: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at spaces
     row: bool = False  # a table row rebuilt by ``_tables``: cells joined by " | "
-    whole: _Line | None = None  # a line cut at a drop in size: the line uncut
-    tail: bool = False  # the smaller tail of such a cut
+    whole: _Line | None = None  # the head of a line cut at a drop in size: the line uncut
 
     @property
     def caps(self) -> bool:
@@ -167,7 +169,7 @@ def _page_lines(page: Any, number: int) -> _Page:
                 len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
                 for g in segments
             )
-            or all(_has_wide_gap(g) for g in segments)
+            or all(_short_cells(g) for g in segments)
         ):
             segments = [chars]
         for k, seg in enumerate(segments):
@@ -175,29 +177,21 @@ def _page_lines(page: Any, number: int) -> _Page:
         chars = []
 
     def _add_line(
-        seg: list[tuple[str, float, int, float, float, float, float, float]],
-        hyphen: bool,
-        *,
-        whole: bool = True,
-    ) -> _Line | None:
-        visible = [c for c in seg if not c[0].isspace()]
-        if not visible:
-            return None
-        if whole and (cut := _size_drop(seg)):
+        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
+    ) -> None:
+        if not any(not c[0].isspace() for c in seg):
+            return
+        if cut := _size_drop(seg):
             # A short line in one size with a smaller tail: perhaps a heading
             # and the page's link or note after it ("7 Spirits" + "[Edit |
-            # History]"). Two lines, each keeping the whole line, which comes
-            # back once the body size shows the head is no heading by size
-            # ("Example" + a smaller example; "10" + a small "pts").
-            head = _add_line(seg[:cut], False, whole=False)
-            tail = _add_line(seg[cut:], hyphen, whole=False)
-            if head is not None and tail is not None:
-                head.whole = _make_line(seg, hyphen)
-                tail.tail = True
-            return None
-        line = _make_line(seg, hyphen)
-        result.lines.append(line)
-        return line
+            # History]"). Two lines; the head keeps the line uncut, which
+            # ``_rejoin_cuts`` puts back once the body size shows the head is
+            # no heading ("Example" + a smaller example; "10" + a small "pts").
+            head = _make_line(seg[:cut], False)
+            head.whole = _make_line(seg, hyphen)
+            result.lines += [head, _make_line(seg[cut:], hyphen)]
+            return
+        result.lines.append(_make_line(seg, hyphen))
 
     def _make_line(
         seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
@@ -210,7 +204,7 @@ def _page_lines(page: Any, number: int) -> _Page:
         prev = None
         for c in seg:
             if c[0] != " ":
-                if prev is not None and c[3] - prev[4] > 0.9 * max(c[1], prev[1], 1.0):
+                if prev is not None and c[3] - prev[4] > CELL_GAP * max(c[1], prev[1], 1.0):
                     cells.append([])
                 prev = c
             cells[-1].append(c)
@@ -341,8 +335,8 @@ def _rejoin_cuts(page: _Page, body: float) -> None:
     example), or "10" and a small "pts", is one line of text."""
     out: list[_Line] = []
     for ln in page.lines:
-        whole = out[-1].whole if ln.tail and out else None
-        if whole is not None:
+        whole = out[-1].whole if out else None
+        if whole is not None:  # ``ln`` is the tail: it always follows its head
             head = out[-1]
             head.whole = None
             if head.size < body * HEADING_SIZE_RATIO and not (head.bold and len(ln.words) <= 4):
@@ -352,7 +346,7 @@ def _rejoin_cuts(page: _Page, body: float) -> None:
     page.lines = out
 
 
-def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
+def _short_cells(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
     """Cells of a table row: two or more runs set an em or so apart, none longer
     than four words (a justified line of running text can have one wide gap,
     but then long runs of words either side of it)."""
@@ -360,7 +354,7 @@ def _has_wide_gap(chars: list[tuple[str, float, int, float, float, float, float,
     cuts = [
         i + 1
         for i, (a, b) in enumerate(itertools.pairwise(ink))
-        if b[3] - a[4] > 0.9 * max(a[1], b[1], 1.0)
+        if b[3] - a[4] > CELL_GAP * max(a[1], b[1], 1.0)
     ]
     if not cuts:
         return False
@@ -399,10 +393,11 @@ def _reading_order(page: _Page) -> None:
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
     right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
-    text = len(lines) - sum(1 for ln in spanning if ln.wide_gaps >= 2)
-    if len(left) < 0.25 * text or len(right) < 0.25 * text:
+    table_rows = sum(1 for ln in spanning if ln.wide_gaps >= 2)
+    text_lines = len(lines) - table_rows
+    if len(left) < 0.25 * text_lines or len(right) < 0.25 * text_lines:
         return
-    if len(spanning) - (len(lines) - text) > 0.2 * text:
+    if len(spanning) - table_rows > 0.2 * text_lines:
         return
     for ln in right:
         ln.column = 1
@@ -455,19 +450,17 @@ def _tables(page: _Page) -> None:
     out: list[_Line] = []
     i = 0
     while i < len(lines):
-        found = None
+        rows: list[_Line] = []  # none: running text, or too few rows, not a table
         if lines[i].wide_gaps >= 2:
             first, end, rows = _table_at(lines, i)
-            if sum(1 for r in rows if sum(1 for c in r.cells if c[2]) >= 2) >= 2:
-                found = first, end, rows  # (no rows: running text, not a table)
+            if sum(1 for r in rows if sum(1 for c in r.cells if c[2]) >= 2) < 2:
+                rows = []
         elif lines[i].wide_gaps == 1 and (run := _aligned_pairs(lines, i)) >= i + 2:
             first, end, rows = _table_at(lines[:run], i, header=False)
-            found = (first, end, rows) if rows else None
-        if found is None:
+        if not rows:
             out.append(lines[i])
             i += 1
             continue
-        first, end, rows = found
         del out[len(out) - (i - first) :]  # the header line above, now a row
         out.extend(rows)
         i = end
@@ -494,6 +487,17 @@ def _aligned_pairs(lines: list[_Line], start: int) -> int:
     return end
 
 
+@dataclass(eq=False)
+class _Cell:
+    """One table cell as found: a column's words over one or more lines."""
+
+    top: float
+    bottom: float
+    right: float  # where its last line ends
+    words: list[str]
+    lines: list[_Line]
+
+
 def _table_at(
     lines: list[_Line], start: int, *, header: bool = True
 ) -> tuple[int, int, list[_Line]]:
@@ -502,16 +506,137 @@ def _table_at(
     and its rows (none if the lines are not a table after all)."""
     head = lines[start]
     size = head.size
+    bands, end = _bands(lines, start)
+    splits = _column_splits(head, bands)
+    # Justified running text in a narrow column has wide gaps too, but they do
+    # not line up from one line to the next: its words cross the "columns".
+    crossed = sum(
+        1 for band in bands if any(w[0] < x < w[1] for ln in band for w in ln.words for x in splits)
+    )
+    if crossed * 3 > len(bands):
+        return start, start + 1, []
 
-    def spans(ln: _Line) -> int:
-        """How many of the first row's cells the line's text overlaps."""
-        return sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
+    def column_of(x0: float, x1: float) -> int:
+        return bisect.bisect(splits, (x0 + x1) / 2)
 
-    # Lines of the table, grouped into bands of one height (a row cut at the
-    # middle of the page is two lines at the same height). It ends at a page
-    # or column break, a blank line's worth of space, a line in another size
-    # or a bold one under plain rows (a heading, a caption), and a line of one
-    # cell that is running text, a list item or a numbered heading.
+    ncols = len(splits) + 1
+    # A header set with plain spaces just above: the same size, not a sentence,
+    # a word over every column and none across a split.
+    first = start
+    above = lines[start - 1] if start else None
+    if (
+        header
+        and above is not None
+        and above.page == head.page
+        and above.column == head.column
+        and abs(above.size - size) <= 0.1 * size
+        and 0 <= head.top - above.bottom <= 2.5 * size
+        and not above.text.endswith((".", ":", ";", ","))
+        and {column_of(w[0], w[1]) for w in above.words} == set(range(ncols))
+        and not any(w[0] < x < w[1] for w in above.words for x in splits)
+    ):
+        bands.insert(0, [above])
+        first = start - 1
+    # Where each column's text may run to: the next split, or for the last
+    # column the widest line in it.
+    words = [w for band in bands for ln in band for w in ln.words]
+    last_words = [w[1] for w in words if column_of(w[0], w[1]) == ncols - 1]
+    limit = [*splits, max(last_words, default=head.x1)]
+    full = max(2, (ncols + 1) // 2)  # cells in this many columns make a full row
+
+    # Cells: in each column, a line's words, joined with the lines under them
+    # that continue them. A line continues the cell above if it sits tight
+    # under it, the cell above ran so far right that the line's first word
+    # could not have followed it there, and either the line is no full row
+    # of its own (a dense table's next row is tight too) or the cell above
+    # stands alone so far (the top of a cell centred in a tall row, whose
+    # middle line shares the row's line).
+    columns: dict[int, list[_Cell]] = {}
+    band_of: dict[_Line, int] = {}  # line -> its band's number, for the check below
+    full_bands: set[int] = set()
+
+    def alone(cell: _Cell, k: int) -> bool:
+        return not any(
+            min(cell.bottom, c.bottom) - max(cell.top, c.top) > 0.2 * size
+            for j, col in columns.items()
+            if j != k
+            for c in col
+        )
+
+    for n, band in enumerate(sorted(bands, key=lambda b: min(ln.top for ln in b))):
+        by_col: dict[int, list[tuple[float, float, str]]] = {}
+        for ln in band:
+            band_of[ln] = n
+            for w in ln.words:
+                by_col.setdefault(column_of(w[0], w[1]), []).append(w)
+        if len(by_col) >= full:
+            full_bands.add(n)
+        top, bottom = min(ln.top for ln in band), max(ln.bottom for ln in band)
+        for k, ws in by_col.items():
+            ws.sort(key=lambda w: w[0])
+            col = columns.setdefault(k, [])
+            last = col[-1] if col else None
+            if (
+                last is not None
+                and (len(by_col) < full or alone(last, k))
+                and top - last.bottom <= 0.6 * size
+                and last.right + 0.25 * size + (ws[0][1] - ws[0][0]) > limit[k] - size
+            ):
+                last.bottom = max(last.bottom, bottom)
+                last.right = max(w[1] for w in ws)
+                last.words.extend(w[2] for w in ws)
+                last.lines.extend(band)
+            else:
+                col.append(
+                    _Cell(top, bottom, max(w[1] for w in ws), [w[2] for w in ws], list(band))
+                )
+    # Rows: cells whose heights overlap, so a cell set higher or lower than
+    # the rest of its row (centred in a tall row) still joins it.
+    found = [(k, c) for k, col in columns.items() for c in col]
+    groups = _overlapping([(c.top, c.bottom) for _, c in found], 0.2 * size)
+    ordered = sorted(
+        ([found[i] for i in g] for g in groups), key=lambda r: min(c.top for _, c in r)
+    )
+    rows: list[tuple[list[list[str]], list[_Line]]] = []  # (words by column, lines)
+    used = len(ordered)
+    for n, row in enumerate(ordered):
+        if n and len({k for k, _ in row}) < full:
+            # Text in fewer than half the columns that continues no cell: a
+            # note, a heading, a category row or running text ends the table.
+            used = n
+            break
+        by_column: list[list[str]] = [[] for _ in range(ncols)]
+        parts: list[_Line] = []
+        for k, c in sorted(row, key=lambda kc: kc[1].top):
+            by_column[k].extend(c.words)
+            parts.extend(m for m in c.lines if m not in parts)
+        if len({band_of[m] for m in parts} & full_bands) > 1:
+            # Two full lines of cells in one row: the cells ran together and
+            # the rows cannot be told apart; better the lines as they were.
+            return start, start + 1, []
+        rows.append((by_column, parts))
+    if used < len(ordered):
+        # The table ends before the first line it did not take; a row holding
+        # a line from after that point is given back with it.
+        where = {ln: i for i, ln in enumerate(lines[first:end], start=first)}
+        end = min(where[m] for row in ordered[used:] for _, c in row for m in c.lines)
+        while rows and any(where[m] >= end for m in rows[-1][1]):
+            rows.pop()
+    return first, end, [_row_line(head, by_column, parts, splits) for by_column, parts in rows]
+
+
+def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
+    """The lines of the table starting at ``lines[start]``, grouped into bands
+    of one height (a row cut at the middle of the page is two lines at the
+    same height), and the index after the last.
+
+    It ends at a page or column break, a blank line's worth of space, a line
+    in another size, a bold line of one cell under plain rows (a heading),
+    and a line of one cell that is running text across the columns, a list
+    item or a numbered heading.
+    """
+    head = lines[start]
+    size = head.size
     bands: list[list[_Line]] = []
     end = start
     for ln in lines[start:]:
@@ -525,26 +650,37 @@ def _table_at(
         else:
             if bands and ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size:
                 break
+            one_cell = len(ln.cells) == 1
             if (
-                ln.bold
-                and len(ln.cells) == 1
+                one_cell
+                and ln.bold
                 and bands[1:]
                 and not all(m.bold for band in bands[1:] for m in band)
             ):
-                break  # a bold line of one cell under plain rows: a heading
-            if len(ln.cells) == 1 and (
-                spans(ln) >= 2 or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
+                break
+            spans = sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
+            if one_cell and (
+                spans >= 2 or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
             ):
                 break
             bands.append([ln])
         end += 1
-    # Column splits: between each pair of the first row's cells, the x that
-    # the fewest cells and then words cross (the river of white space between
-    # columns), and of those the rightmost: a wrapped cell's text runs past its
-    # header, while the next column's text starts where its header does. A
-    # cell set apart by wide gaps is kept whole where it can be ("1X, (max
-    # AP/2)" centred under its header), split by words where it cannot ("Melee
-    # 2": two close columns).
+    return bands, end
+
+
+def _column_splits(head: _Line, bands: list[list[_Line]]) -> list[float]:
+    """Where the table's columns divide, as x positions.
+
+    Between each pair of the first row's cells, the x that the fewest cells
+    and then words cross (the river of white space between columns), and of
+    those the rightmost: a wrapped cell's text runs past its header, while
+    the next column's text starts where its header does. A cell set apart by
+    wide gaps is kept whole where it can be ("1X, (max AP/2)" centred under
+    its header), split by words where it cannot ("Melee 2": two close
+    columns). And where a header cell lies over two columns ("Range Dice"
+    set one space apart), a gap of half an em or more that no cell below the
+    first row crosses, with no split in it yet, divides them too.
+    """
     cells = [c for band in bands for ln in band for c in ln.cells]
     words = [w for band in bands for ln in band for w in ln.words]
 
@@ -559,103 +695,23 @@ def _table_at(
     for (_, left_end, _), (right_start, _, _) in itertools.pairwise(head.cells):
         xs = [left_end + (right_start - left_end) * t / 16 for t in range(1, 16)]
         splits.append(min(xs, key=crossing))
-    # A header cell over two columns ("Range Dice" set one space apart): a gap
-    # of half an em or more that no cell below the first row crosses, with no
-    # split in it yet, is a column boundary too.
     below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
     reach = -math.inf
     for x0, x1 in below:
         if (
             reach > -math.inf
-            and x0 - reach >= 0.5 * size
+            and x0 - reach >= 0.5 * head.size
             and not any(reach <= x <= x0 for x in splits)
         ):
             splits.append((reach + x0) / 2)
         reach = max(reach, x1)
-    splits.sort()
-    # Justified running text in a narrow column has wide gaps too, but they do
-    # not line up from one line to the next: its words cross the "columns".
-    crossed = sum(
-        1 for band in bands if any(w[0] < x < w[1] for ln in band for w in ln.words for x in splits)
-    )
-    if crossed * 3 > len(bands):
-        return start, start + 1, []
+    return sorted(splits)
 
-    def column_of(x0: float, x1: float) -> int:
-        return bisect.bisect(splits, (x0 + x1) / 2)
 
-    # A header set with plain spaces just above: the same size, not a sentence,
-    # a word over every column and none across a split.
-    first = start
-    above = lines[start - 1] if start else None
-    if (
-        header
-        and above is not None
-        and above.page == head.page
-        and above.column == head.column
-        and abs(above.size - size) <= 0.1 * size
-        and 0 <= head.top - above.bottom <= 2.5 * size
-        and not above.text.endswith((".", ":", ";", ","))
-        and {column_of(w[0], w[1]) for w in above.words} == set(range(len(splits) + 1))
-        and not any(w[0] < x < w[1] for w in above.words for x in splits)
-    ):
-        bands.insert(0, [above])
-        first = start - 1
-    # Where each column's text may run to: the next split, or for the last
-    # column the widest line in it.
-    ncols = len(splits) + 1
-    last_words = [w[1] for w in words if column_of(w[0], w[1]) == ncols - 1]
-    limit = [*splits, max(last_words, default=head.x1)]
-
-    # Cells: in each column, a line's words, joined with the lines under them
-    # that continue them. A line continues the cell above if it sits tight
-    # under it, the cell above ran so far right that the line's first word
-    # could not have followed it there, and either the line is no full row
-    # of its own (cells in most columns: a dense table's next row is tight
-    # too) or the cell above stands alone so far (the top of a cell centred
-    # in a tall row, whose middle line shares the row's line).
-    full = max(2, (ncols + 1) // 2)
-    cells_by_col: dict[int, list[list[Any]]] = {}  # column -> [top, bottom, end, texts, lines]
-    band_of: dict[int, int] = {}  # id(line) -> its band, for the check below
-    full_bands: set[int] = set()
-
-    def alone(cell: list[Any], k: int) -> bool:
-        return not any(
-            min(cell[1], c[1]) - max(cell[0], c[0]) > 0.2 * size
-            for j, col in cells_by_col.items()
-            if j != k
-            for c in col
-        )
-
-    for band in sorted(bands, key=lambda b: min(ln.top for ln in b)):
-        by_col: dict[int, list[tuple[float, float, str]]] = {}
-        for ln in band:
-            band_of[id(ln)] = id(band[0])
-            for w in ln.words:
-                by_col.setdefault(column_of(w[0], w[1]), []).append(w)
-        if len(by_col) >= full:
-            full_bands.add(id(band[0]))
-        top, bottom = min(ln.top for ln in band), max(ln.bottom for ln in band)
-        for k, ws in by_col.items():
-            ws.sort(key=lambda w: w[0])
-            col = cells_by_col.setdefault(k, [])
-            last = col[-1] if col else None
-            if (
-                last is not None
-                and (len(by_col) < full or alone(last, k))
-                and top - last[1] <= 0.6 * size
-                and last[2] + 0.25 * size + (ws[0][1] - ws[0][0]) > limit[k] - size
-            ):
-                last[1] = max(last[1], bottom)
-                last[2] = max(w[1] for w in ws)
-                last[3].extend(w[2] for w in ws)
-                last[4].extend(band)
-            else:
-                col.append([top, bottom, max(w[1] for w in ws), [w[2] for w in ws], list(band)])
-    # Rows: cells whose heights overlap, so a cell set higher or lower than
-    # the rest of its row (centred in a tall row) still joins it.
-    found = [(k, c) for k, col in cells_by_col.items() for c in col]
-    group = list(range(len(found)))
+def _overlapping(spans: list[tuple[float, float]], least: float) -> list[list[int]]:
+    """Groups of the spans' indexes, joined where two overlap by more than
+    ``least`` (and through each other: union-find)."""
+    group = list(range(len(spans)))
 
     def root(i: int) -> int:
         while group[i] != i:
@@ -663,69 +719,41 @@ def _table_at(
             i = group[i]
         return i
 
-    for i, j in itertools.combinations(range(len(found)), 2):
-        a, b = found[i][1], found[j][1]
-        if min(a[1], b[1]) - max(a[0], b[0]) > 0.2 * size:
+    for i, j in itertools.combinations(range(len(spans)), 2):
+        (a0, a1), (b0, b1) = spans[i], spans[j]
+        if min(a1, b1) - max(a0, b0) > least:
             group[root(i)] = root(j)
-    rows_by_root: dict[int, list[tuple[int, list[Any]]]] = {}
-    for i, item in enumerate(found):
-        rows_by_root.setdefault(root(i), []).append(item)
-    ordered = sorted(rows_by_root.values(), key=lambda r: min(c[0] for _, c in r))
-    rows: list[list[list[str]]] = []
-    members: list[list[_Line]] = []
-    used = len(ordered)
-    for n, row_cells_found in enumerate(ordered):
-        if n and len({k for k, _ in row_cells_found}) < full:
-            # Text in fewer than half the columns that continues no cell: a
-            # note, a heading, a category row or running text ends the table.
-            used = n
-            break
-        texts: list[list[str]] = [[] for _ in range(ncols)]
-        parts: list[_Line] = []
-        for k, c in sorted(row_cells_found, key=lambda kc: kc[1][0]):
-            texts[k].extend(c[3])
-            parts.extend(m for m in c[4] if all(m is not q for q in parts))
-        if len({band_of[id(m)] for m in parts} & full_bands) > 1:
-            # Two full lines of cells in one row: the cells ran together and
-            # the rows cannot be told apart; better the lines as they were.
-            return start, start + 1, []
-        rows.append(texts)
-        members.append(parts)
-    if used < len(ordered):
-        # The table ends before the first line it did not take; a row holding
-        # a line from after that point is given back with it.
-        where = {id(ln): i for i, ln in enumerate(lines[first:end], start=first)}
-        rest = [m for r in ordered[used:] for _, c in r for m in c[4]]
-        end = min(where[id(ln)] for ln in rest)
-        while members and any(where[id(m)] >= end for m in members[-1]):
-            rows.pop()
-            members.pop()
-    built = []
-    for row, parts in zip(rows, members, strict=True):
-        bounds = [-math.inf, *splits, math.inf]
-        left, right = min(m.x0 for m in parts), max(m.x1 for m in parts)
-        row_cells = tuple(
-            (max(bounds[k], left), min(bounds[k + 1], right), " ".join(texts))
-            for k, texts in enumerate(row)
-        )
-        built.append(
-            _Line(
-                text=" | ".join(c[2] for c in row_cells),
-                page=head.page,
-                size=parts[0].size,
-                bold=all(m.bold for m in parts),
-                x0=min(m.x0 for m in parts),
-                x1=max(m.x1 for m in parts),
-                top=min(m.top for m in parts),
-                bottom=max(m.bottom for m in parts),
-                wide_gaps=len(row_cells) - 1,
-                zone=parts[0].zone,
-                column=head.column,
-                cells=row_cells,
-                row=True,
-            )
-        )
-    return first, end, built
+    out: dict[int, list[int]] = {}
+    for i in range(len(spans)):
+        out.setdefault(root(i), []).append(i)
+    return list(out.values())
+
+
+def _row_line(
+    head: _Line, by_column: list[list[str]], parts: list[_Line], splits: list[float]
+) -> _Line:
+    """One rebuilt row: its cells' words joined, cells joined by " | "."""
+    bounds = [-math.inf, *splits, math.inf]
+    left, right = min(m.x0 for m in parts), max(m.x1 for m in parts)
+    cells = tuple(
+        (max(bounds[k], left), min(bounds[k + 1], right), " ".join(ws))
+        for k, ws in enumerate(by_column)
+    )
+    return _Line(
+        text=" | ".join(c[2] for c in cells),
+        page=head.page,
+        size=parts[0].size,
+        bold=all(m.bold for m in parts),
+        x0=left,
+        x1=right,
+        top=min(m.top for m in parts),
+        bottom=max(m.bottom for m in parts),
+        wide_gaps=len(cells) - 1,
+        zone=parts[0].zone,
+        column=head.column,
+        cells=cells,
+        row=True,
+    )
 
 
 def _mark_zones(page: _Page) -> None:
@@ -895,6 +923,8 @@ def outline_of(data: bytes, name: str) -> Outline:
     blank = sum(1 for page in pages if not page.lines)
     if blank > max(1, len(pages) // 10):
         outline.warnings.append(f"{name}: {blank} of {len(pages)} pages have no text (scans?)")
+    # The body size decides which cuts stand; the cuts hardly move it, and the
+    # headings' measure (``_heading_styles``) is taken again after the tables.
     cut_body = _body_size(pages)
     for page in pages:
         _rejoin_cuts(page, cut_body)
