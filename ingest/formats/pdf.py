@@ -74,6 +74,9 @@ _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
+# One character as PDFium gives it: (char, size, weight, left, right, bottom,
+# top, baseline); a space is (" ", 0.0, 0, box...).
+_Char = tuple[str, float, int, float, float, float, float, float]
 
 
 @dataclass(eq=False)  # a line is itself: compared and hashed by identity
@@ -143,15 +146,14 @@ def _page_lines(page: Any, number: int) -> _Page:
     n = tp.count_chars()
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
-    # (char, size, weight, left, right, bottom, top, baseline)
-    chars: list[tuple[str, float, int, float, float, float, float, float]] = []
+    chars: list[_Char] = []
 
     def close_line(hyphen: bool = False) -> None:
         nonlocal chars
         # A row written across both columns at once is two lines: split it
         # where a gap much wider than a space crosses the middle of the page.
         mid = width / 2
-        segments: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
+        segments: list[list[_Char]] = [[]]
         last = None
         for c in chars:
             if c[0] != " " and last is not None:
@@ -176,9 +178,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             _add_line(seg, hyphen and k == len(segments) - 1)
         chars = []
 
-    def _add_line(
-        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
-    ) -> None:
+    def _add_line(seg: list[_Char], hyphen: bool) -> None:
         if not any(not c[0].isspace() for c in seg):
             return
         if cut := _size_drop(seg):
@@ -193,23 +193,12 @@ def _page_lines(page: Any, number: int) -> _Page:
             return
         result.lines.append(_make_line(seg, hyphen))
 
-    def _make_line(
-        seg: list[tuple[str, float, int, float, float, float, float, float]], hyphen: bool
-    ) -> _Line:
+    def _make_line(seg: list[_Char], hyphen: bool) -> _Line:
         visible = [c for c in seg if not c[0].isspace()]
         text = " ".join("".join(c[0] for c in seg).split())
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
-        # Cells: runs of characters set apart by a gap of about an em or more.
-        cells: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
-        prev = None
-        for c in seg:
-            if c[0] != " ":
-                if prev is not None and c[3] - prev[4] > CELL_GAP * max(c[1], prev[1], 1.0):
-                    cells.append([])
-                prev = c
-            cells[-1].append(c)
-        boxes = tuple(_box(cell) for cell in cells if any(c[0] != " " for c in cell))
-        words: list[list[tuple[str, float, int, float, float, float, float, float]]] = [[]]
+        boxes = tuple(_box(cell) for cell in _cell_runs(seg))
+        words: list[list[_Char]] = [[]]
         for c in seg:
             if c[0] == " ":
                 words.append([])
@@ -289,7 +278,7 @@ def _page_lines(page: Any, number: int) -> _Page:
     return result
 
 
-def _leading_size(ink: list[tuple[str, float, int, float, float, float, float, float]]) -> float:
+def _leading_size(ink: list[_Char]) -> float:
     """The size a line is set in: that of its first run of three characters in
     one size, since a heading starts its line ("7 Spirits" before a smaller
     "[Edit]" link, "Charge" before a small "p. 12"); a drop cap is one
@@ -302,7 +291,7 @@ def _leading_size(ink: list[tuple[str, float, int, float, float, float, float, f
     return statistics.median(c[1] for c in ink)
 
 
-def _size_drop(seg: list[tuple[str, float, int, float, float, float, float, float]]) -> int:
+def _size_drop(seg: list[_Char]) -> int:
     """Where a line set in one size drops to a smaller one for good: the index
     of the tail's first character, or 0. Only for a short head (at most 12
     words, all in its size) and a tail of three or more characters at most
@@ -346,19 +335,28 @@ def _rejoin_cuts(page: _Page, body: float) -> None:
     page.lines = out
 
 
-def _short_cells(chars: list[tuple[str, float, int, float, float, float, float, float]]) -> bool:
+def _cell_runs(chars: list[_Char]) -> list[list[_Char]]:
+    """The characters in cells: runs set apart by a gap of about an em or more
+    (``CELL_GAP``); a space stays with the run it follows, and a run of
+    spaces alone is no cell."""
+    runs: list[list[_Char]] = [[]]
+    prev = None
+    for c in chars:
+        if c[0] != " ":
+            if prev is not None and c[3] - prev[4] > CELL_GAP * max(c[1], prev[1], 1.0):
+                runs.append([])
+            prev = c
+        runs[-1].append(c)
+    return [run for run in runs if any(c[0] != " " for c in run)]
+
+
+def _short_cells(chars: list[_Char]) -> bool:
     """Cells of a table row: two or more runs set an em or so apart, none longer
     than four words (a justified line of running text can have one wide gap,
     but then long runs of words either side of it)."""
-    ink = [c for c in chars if c[0] != " "]
-    cuts = [
-        i + 1
-        for i, (a, b) in enumerate(itertools.pairwise(ink))
-        if b[3] - a[4] > CELL_GAP * max(a[1], b[1], 1.0)
-    ]
-    if not cuts:
+    runs = [[c for c in run if c[0] != " "] for run in _cell_runs(chars)]
+    if len(runs) < 2:
         return False
-    runs = [ink[i:j] for i, j in itertools.pairwise([0, *cuts, len(ink)])]
     words = [
         sum(1 for a, b in itertools.pairwise(run) if b[3] - a[4] > 0.15 * max(a[1], 1.0)) + 1
         for run in runs
@@ -367,7 +365,7 @@ def _short_cells(chars: list[tuple[str, float, int, float, float, float, float, 
 
 
 def _box(
-    chars: list[tuple[str, float, int, float, float, float, float, float]],
+    chars: list[_Char],
 ) -> tuple[float, float, str]:
     """(x0, x1, text) of a run of characters, spaces aside."""
     ink = [c for c in chars if c[0] != " "]
