@@ -187,6 +187,9 @@ def remove(ctx: Context, files: tuple[str, ...], game: str | None) -> None:
     )
 
 
+GAMES_FILES_SHOWN = 4  # a rulebook's files listed by `games` before a count
+
+
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array.")
 @pass_ctx
@@ -211,9 +214,6 @@ def games(ctx: Context, as_json: bool) -> None:
         if len(books) > GAMES_FILES_SHOWN:
             shown += f", ... ({len(books)} files; --json lists them all)"
         click.echo(f"{r['slug']:14s} {name or '-':32s} {r['rules']:5d} rules  {shown}")
-
-
-GAMES_FILES_SHOWN = 4
 
 
 class _Bar:

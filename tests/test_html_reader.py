@@ -254,3 +254,15 @@ def test_a_glossary_with_short_cross_references_is_still_a_glossary() -> None:
         "glossary/contact",
         "charging",
     ]
+
+
+def test_a_main_role_in_any_case_is_the_page_root() -> None:
+    # Outside the root, a page's own links are not rules; browsers compare
+    # ARIA role tokens case-insensitively, so role="Main" is the root too.
+    page = """<!DOCTYPE html><html><body>
+<div class="site-links"><h2>Other games</h2><p>Visit our shop for more.</p></div>
+<div role="Main"><h2>Charging</h2><p>A charging model moves double.</p></div>
+</body></html>"""
+    (unit,) = parse_file("g.html", page.encode(), game="g").units
+    assert unit.rule_id == "charging"
+    assert unit.text == "A charging model moves double."

@@ -62,6 +62,8 @@ _CHROME_NAME = re.compile(
     r"related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|social(?:-\w+)?)$",
     re.I,
 )
+# ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
+_MAIN_ROLE = re.compile(r"^\s*main\s*$", re.I)
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
@@ -83,7 +85,7 @@ def sniff(head: bytes) -> bool:
 def _in_rules(el: Any) -> bool:
     return (
         el.find_parent(["main", "article", "section"]) is not None
-        or el.find_parent(attrs={"role": re.compile(r"^main$", re.I)}) is not None
+        or el.find_parent(attrs={"role": _MAIN_ROLE}) is not None
     )
 
 
@@ -281,7 +283,7 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
-    root = soup.find("main") or soup.select_one('[role="main"]') or soup.body or soup
+    root = soup.find("main") or soup.find(attrs={"role": _MAIN_ROLE}) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
     # what sits beside it the page's own tools (a wiki's "Article · Talk ·
     # Edit" tabs, a share bar). An article that is a box inside the rules (an
