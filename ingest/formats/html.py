@@ -63,7 +63,7 @@ _CHROME_NAME = re.compile(
     re.I,
 )
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
-_MAIN_ROLE = re.compile(r"^\s*main\s*$", re.I)
+_MAIN_ROLE = re.compile(r"^main$", re.I)
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
