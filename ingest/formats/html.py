@@ -283,7 +283,7 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
-    root = soup.find("main") or soup.find(attrs={"role": _MAIN_ROLE}) or soup.body or soup
+    root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
     # what sits beside it the page's own tools (a wiki's "Article · Talk ·
     # Edit" tabs, a share bar). An article that is a box inside the rules (an
