@@ -266,3 +266,46 @@ def test_a_main_role_in_any_case_is_the_page_root() -> None:
     (unit,) = parse_file("g.html", page.encode(), game="g").units
     assert unit.rule_id == "charging"
     assert unit.text == "A charging model moves double."
+
+
+def test_a_link_box_inside_the_rules_is_chrome_and_a_note_with_a_link_is_not() -> None:
+    # A share bar or "see also" box inside an article is nearly all links; a
+    # designer's note is prose and keeps its one link.
+    page = """<!DOCTYPE html><html><body><main><article><h2>Charging</h2>
+<p>A charging model moves double and fights first.</p>
+<aside><p>Designer's note: charges decide most games, as the
+<a href="/wiki/Tactics">tactics page</a> shows.</p></aside>
+<aside><a href="/s?t">Twitter</a> <a href="/s?f">Facebook</a> <a href="/s?r">Reddit</a></aside>
+<footer>See also: <a href="/wiki/Fighting">Fighting</a>, <a href="/wiki/Moving">Moving</a></footer>
+</article></main></body></html>"""
+    (unit,) = parse_file("g.html", page.encode(), game="g").units
+    assert unit.text == (
+        "A charging model moves double and fights first.\n"
+        "Designer's note: charges decide most games, as the tactics page shows."
+    )
+
+
+def test_mediawiki_term_lines_open_sections_and_a_bold_sentence_does_not() -> None:
+    # ";Charge" renders as a <dl> holding one <dt>: a pseudo-heading.
+    page = """<!DOCTYPE html><html><body><main><h2>Actions</h2>
+<p>Each model takes one action.</p>
+<dl><dt>Charge</dt></dl><p>Move up to 12 inches into contact.</p>
+<dl><dt>Hide</dt></dl><p>The model cannot be targeted until it moves.</p>
+<dl><dt>Every action ends the model's activation.</dt></dl>
+</main></body></html>"""
+    units = {u.rule_id: u.text for u in parse_file("g.html", page.encode(), game="g").units}
+    assert units == {
+        "actions": "Each model takes one action.",
+        "actions/charge": "Move up to 12 inches into contact.",
+        "actions/hide": "The model cannot be targeted until it moves.\n"
+        "Every action ends the model's activation.",
+    }
+
+
+def test_a_definition_list_in_a_list_item_keeps_its_terms() -> None:
+    page = """<!DOCTYPE html><html><body><main><h2>Marsh Hound</h2><ul>
+<li>Profile<dl><dt>Move</dt><dd>8"</dd><dt>Attacks</dt><dd>2</dd></dl></li>
+<li>Leaps over low walls.</li>
+</ul></main></body></html>"""
+    (unit,) = parse_file("g.html", page.encode(), game="g").units
+    assert unit.text == '- Profile\nMove: 8"\nAttacks: 2\n- Leaps over low walls.'

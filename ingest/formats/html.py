@@ -27,7 +27,14 @@ never stands in a quote without its name. Nothing in the list is dropped: a
 note between entries goes with the entry before it, a term with no
 description is a line of text, and a list inside a description gives lines.
 Trade-off: text after a glossary in the same section reads as part of its
-last term, as after any run-in heading.
+last term, as after any run-in heading. A list of terms alone, with no
+descriptions, is how MediaWiki renders its ``;Term`` pseudo-heading, and each
+short term opens a section as a run-in heading does. A ``<dl>`` inside a list
+item gives "term: value" lines after the item.
+
+Inside the rules, an ``<aside>`` or ``<footer>`` whose words are mostly link
+text (a share bar, a "see also" box of links) is the page's, not the rule's:
+a designer's note is prose, and keeps the odd link it has.
 """
 
 from __future__ import annotations
@@ -49,9 +56,17 @@ RUN_IN_LEVEL = 7
 # definitions are sentences; a stat block's values a word or two).
 DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
+# Share of an aside's or footer's words inside links for it to be the page's
+# links box, not a note: a share bar or "see also" list is nearly all links,
+# a designer's note nearly none (readability's link density, as a bound).
+LINK_SHARE = 0.5
+# Most words a term with no description may have to be a ;Term pseudo-heading;
+# a longer one, or one ending as a sentence does, is a bold line of text.
+PSEUDO_HEADING_WORDS = 12
 _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
 _CHROME_TAGS = ("nav", "form", "button", "select", "dialog")
 _LANDMARKS = ("header", "footer", "aside")  # chrome only outside the rules
+_LINK_BOXES = ("footer", "aside")  # inside the rules, chrome when nearly all links
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "menu"}
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
@@ -62,6 +77,7 @@ _CHROME_NAME = re.compile(
     r"related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|social(?:-\w+)?)$",
     re.I,
 )
+_WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
 _MAIN_ROLE = re.compile(r"^main$", re.I)
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
@@ -98,12 +114,26 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # an example box. A fragment (raw HTML in a Markdown file) is all rules.
         if not fragment and not _in_rules(el):
             return True
+        # A section's <header> is left alone: its heading is often a link.
+        if not fragment and el.name in _LINK_BOXES and _link_dense(el):
+            return True
     elif el.name in _CHROME_TAGS:
         return True
     if role in _CHROME_ROLES:
         return True
     names = [*(el.get("class") or []), el.get("id") or ""]
     return any(_CHROME_NAME.match(n) for n in names if n)
+
+
+def _link_dense(el: Any) -> bool:
+    words = len(_WORD.findall(el.get_text(" ")))
+    linked = sum(len(_WORD.findall(a.get_text(" "))) for a in el.find_all("a"))
+    return words > 0 and linked >= LINK_SHARE * words
+
+
+def _pseudo_heading(term: str) -> bool:
+    """A ``;Term`` line: short, and not a sentence."""
+    return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith((".", "!", "?"))
 
 
 def _text(el: Any) -> str:
@@ -233,10 +263,24 @@ class _Walker:
             if len(t.split()) >= DEFINITION_WORDS or t.endswith((".", "!", "?"))
         )
         prose = not self.in_definition and sentences * 2 > len(described)
+        # Terms alone (MediaWiki's ";Term" lines): section openers, as bold
+        # terms at a PDF's margin are, when each is short and not a sentence.
+        headings = (
+            not self.in_definition
+            and not described
+            and bool(entries)
+            and all(
+                terms and not dds and all(map(_pseudo_heading, terms)) for terms, dds in entries
+            )
+        )
         self.in_definition += 1
         try:
             for terms, dds in entries:
                 term = " / ".join(t for t in terms if t)
+                if headings:
+                    for t in terms:
+                        self.add(t, RUN_IN_LEVEL)
+                    continue
                 if term and dds and not prose:
                     values = (_text(d) if isinstance(d, Tag) else str(d).strip() for d in dds)
                     self.add(f"{term}: {' '.join(values)}")
@@ -259,10 +303,20 @@ class _Walker:
         for li in el.find_all("li", recursive=False):
             marker = "  " * depth + (f"{number}. " if el.name == "ol" else "- ")
             number += 1
-            nested = [n.extract() for n in li.find_all(["ul", "ol"], recursive=False)]
-            self.add(marker + _text(li))
+            nested = [n.extract() for n in li.find_all(["ul", "ol", "dl"], recursive=False)]
+            text = _text(li)
+            if text:
+                self.add(marker + text)
             for n in nested:
-                self._list(n, depth + 1)
+                if n.name == "dl":
+                    # "term: value" lines: its terms are not the page's sections
+                    self.in_definition += 1
+                    try:
+                        self._definitions(n)
+                    finally:
+                        self.in_definition -= 1
+                else:
+                    self._list(n, depth + 1)
 
 
 def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
