@@ -77,6 +77,7 @@ _CHROME_NAME = re.compile(
     r"related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|social(?:-\w+)?)$",
     re.I,
 )
+_SENTENCE_END = (".", "!", "?")
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
 _MAIN_ROLE = re.compile(r"^main$", re.I)
@@ -112,10 +113,9 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # an HTML5 section's own <header> holds its heading, a <footer> its
         # notes, and an <aside> (role "complementary") a designer's note or
         # an example box. A fragment (raw HTML in a Markdown file) is all rules.
-        if not fragment and not _in_rules(el):
-            return True
-        # A section's <header> is left alone: its heading is often a link.
-        if not fragment and el.name in _LINK_BOXES and _link_dense(el):
+        # Inside, an aside or footer of links is the page's all the same (a
+        # section's <header> is not judged so: its heading is often a link).
+        if not fragment and (not _in_rules(el) or (el.name in _LINK_BOXES and _link_dense(el))):
             return True
     elif el.name in _CHROME_TAGS:
         return True
@@ -133,7 +133,7 @@ def _link_dense(el: Any) -> bool:
 
 def _pseudo_heading(term: str) -> bool:
     """A ``;Term`` line: short, and not a sentence."""
-    return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith((".", "!", "?"))
+    return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith(_SENTENCE_END)
 
 
 def _text(el: Any) -> str:
@@ -223,7 +223,7 @@ class _Walker:
         else:  # inline element loose in a container (span, a, strong, ...)
             self.pending.append(_text(child))
 
-    def _definitions(self, el: Any) -> None:
+    def _definitions(self, el: Any, *, lines: bool = False) -> None:
         """A ``<dl>``: its terms as sections, or its entries as "term: value" lines.
 
         Everything in the list is kept: a ``<div>`` grouping an entry is read
@@ -258,16 +258,15 @@ class _Walker:
         # words or more, or ending as a sentence does: "See Darkness."), so a
         # stat block with a long "Special" entry or two stays a stat block.
         sentences = sum(
-            1
-            for t in described
-            if len(t.split()) >= DEFINITION_WORDS or t.endswith((".", "!", "?"))
+            1 for t in described if len(t.split()) >= DEFINITION_WORDS or t.endswith(_SENTENCE_END)
         )
-        prose = not self.in_definition and sentences * 2 > len(described)
+        # Inside another list (``lines``: a list item's), terms are not sections.
+        lines = lines or bool(self.in_definition)
+        prose = not lines and sentences * 2 > len(described)
         # Terms alone (MediaWiki's ";Term" lines): section openers, as bold
         # terms at a PDF's margin are, when each is short and not a sentence.
         headings = (
-            not self.in_definition
-            and not described
+            not lines
             and bool(entries)
             and all(
                 terms and not dds and all(map(_pseudo_heading, terms)) for terms, dds in entries
@@ -309,12 +308,7 @@ class _Walker:
                 self.add(marker + text)
             for n in nested:
                 if n.name == "dl":
-                    # "term: value" lines: its terms are not the page's sections
-                    self.in_definition += 1
-                    try:
-                        self._definitions(n)
-                    finally:
-                        self.in_definition -= 1
+                    self._definitions(n, lines=True)  # "term: value" lines
                 else:
                     self._list(n, depth + 1)
 
