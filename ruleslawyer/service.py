@@ -11,13 +11,14 @@ from __future__ import annotations
 import contextlib
 import difflib
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
-from ruleslawyer.ingest.embed import Embedder, make_embedder
+from ruleslawyer.ingest.embed import LEGACY_ONNX_DIRS, ONNX_DIR, Embedder, make_embedder
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.ingest.pipeline import IngestReport, build_index
 from ruleslawyer.ingest.sources import (
@@ -91,7 +92,7 @@ class RulesService:
     @property
     def onnx_dir(self) -> Path:
         """Where the ONNX export of the embedding model is cached (made at ingest)."""
-        return self.settings.model_cache_dir / "minilm-onnx"
+        return self.settings.model_cache_dir / ONNX_DIR
 
     def prepare_embedder(self) -> bool:
         """Export the embedding model to ONNX once, so later starts skip torch.
@@ -112,6 +113,8 @@ class RulesService:
             return False
         with self._lock:
             self._embedder = None  # the next use loads the fast one
+        for name in LEGACY_ONNX_DIRS:  # an older export, superseded by this one
+            shutil.rmtree(self.settings.model_cache_dir / name, ignore_errors=True)
         return True
 
     def catalog(self) -> Catalog:

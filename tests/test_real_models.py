@@ -100,6 +100,22 @@ def test_ingest_leaves_an_embedder_that_starts_without_torch(real_service) -> No
     assert float((a * b).sum(axis=1).min()) > 0.9999
 
 
+def test_sessions_in_parallel_give_the_same_vectors(real_service) -> None:  # type: ignore[no-untyped-def]
+    """An ingest embeds on one single-threaded session per thread; the vectors must
+    not depend on how many, and a query must load only one session."""
+
+    from ruleslawyer.ingest.embed import OnnxMiniLMEmbedder
+
+    texts = [u.text for u in real_service.units()[:70]]
+    two = OnnxMiniLMEmbedder(real_service.onnx_dir, 2)
+    two.embed(texts[:1])
+    assert two._loaded == 1
+    a = two.embed(texts)
+    assert two._loaded == 2
+    b = OnnxMiniLMEmbedder(real_service.onnx_dir, 1).embed(texts)
+    assert float((a * b).sum(axis=1).min()) > 0.99999
+
+
 def test_the_onnx_export_prints_no_warnings(tmp_path: Path) -> None:
     """A player's first ingest exports MiniLM; the tracer's generic warnings (the
     export is checked against sentence-transformers) must not reach their screen."""

@@ -1,0 +1,86 @@
+"""Batching shared by the embedders: length-sorted batches, in order, on one
+thread or several, with the same vectors either way."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+
+from ruleslawyer.ingest.embed import Embedder
+
+
+class _Recording(Embedder):
+    """Each text's vector is its length (so rows can be checked) and every batch
+    records the thread that encoded it; a short sleep lets threads overlap."""
+
+    dim = 2
+    name = "recording"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.batches: list[tuple[int, list[str]]] = []
+        self.lock = threading.Lock()
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 3,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        def encode(batch: list[str]) -> np.ndarray:
+            time.sleep(0.01)
+            with self.lock:
+                self.batches.append((threading.get_ident(), batch))
+            return np.array([[len(t), 1.0] for t in batch], dtype=np.float32)
+
+        return self._in_batches(texts, batch_size, encode, progress, self.workers)
+
+
+TEXTS = ["x" * n for n in (9, 1, 5, 3, 7, 2, 8, 4, 6, 10, 11)]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_rows_come_back_in_the_callers_order(workers: int) -> None:
+    out = _Recording(workers).embed(TEXTS)
+    assert out[:, 0].tolist() == [len(t) for t in TEXTS]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_batches_hold_texts_of_similar_length(workers: int) -> None:
+    emb = _Recording(workers)
+    emb.embed(TEXTS)
+    batches = sorted(batch for _, batch in emb.batches)
+    assert [len(t) for b in batches for t in b] == sorted(len(t) for t in TEXTS)
+    assert all(len(b) <= 3 for b in batches)
+
+
+def test_several_workers_share_the_batches() -> None:
+    emb = _Recording(2)
+    emb.embed(TEXTS)
+    assert len({thread for thread, _ in emb.batches}) == 2
+
+
+def test_progress_adds_up_on_the_callers_thread() -> None:
+    seen: list[tuple[int, int]] = []
+    _Recording(2).embed(TEXTS, progress=lambda n: seen.append((threading.get_ident(), n)))
+    assert sum(n for _, n in seen) == len(TEXTS)
+    assert {thread for thread, _ in seen} == {threading.get_ident()}
+
+
+def test_a_failing_batch_raises_to_the_caller() -> None:
+    class _Failing(_Recording):
+        def embed(self, texts, *, batch_size=3, progress=None):  # type: ignore[no-untyped-def]
+            def encode(batch: list[str]) -> np.ndarray:
+                if "x" * 7 in batch:
+                    raise RuntimeError("model fell over")
+                return np.zeros((len(batch), 2), dtype=np.float32)
+
+            return self._in_batches(texts, batch_size, encode, progress, self.workers)
+
+    with pytest.raises(RuntimeError, match="fell over"):
+        _Failing(2).embed(TEXTS)
