@@ -200,6 +200,13 @@ LEGACY_ONNX_DIRS = ("minilm-onnx",)
 # At most this many onnxruntime sessions embed at once (each on its own
 # threads); more would only multiply the ~90 MB a session holds.
 MAX_SESSIONS = 4
+# Only a call of at least this many texts (an ingest) runs sessions in
+# parallel. An answer embeds a few dozen candidate sentences for its quote:
+# for those, loading a second session (0.22-0.24 s, once) and holding its
+# memory (the chat page's peak RSS after four answers: 1,072 MB with one
+# session, 1,216 MB when answers loaded both) buys a few milliseconds. 256
+# texts take seconds on one session, so there the load pays.
+PARALLEL_MIN_TEXTS = 256
 _PROBES = (
     "Can a battle-shocked unit start an action?",
     "Each time an attack is made with this weapon, add 1 to the wound roll.",
@@ -217,10 +224,11 @@ class OnnxMiniLMEmbedder(Embedder):
     other at every one of the graph's ~300 operators. On 2 cores (AMD EPYC,
     AVX2 only, the 1 MB benchmark's 3,073 chunks, the same export) this took
     the embedding from 64-65 s to 48-50 s; the eager-attention export
-    (``export_onnx``) then 46-48 s. A query is one
-    batch and runs on the first session alone, as fast (5.7 ms either way),
-    and the other sessions are loaded only when a call has batches for them,
-    so answering holds one session's memory.
+    (``export_onnx``) then 46-48 s. On an EPYC with AVX-512 the gain was
+    smaller: 42-51 s against 40.5-43.5 s. Queries and an answer's candidate
+    sentences (fewer than ``PARALLEL_MIN_TEXTS``) run on the first session
+    alone, as fast (5.7 ms a query either way), and the other sessions are
+    loaded only by a call that large, so answering holds one session's memory.
     """
 
     dim = 384
@@ -292,7 +300,7 @@ class OnnxMiniLMEmbedder(Embedder):
         batch_size: int = ONNX_BATCH,
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
-        workers = self._sessions if len(texts) > batch_size else 1
+        workers = self._sessions if len(texts) >= PARALLEL_MIN_TEXTS else 1
         self._give(self._take(grow=False))  # load errors surface here, before any thread
 
         def encode(batch: list[str]) -> np.ndarray:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ruleslawyer.ingest.embed import Embedder
+from ruleslawyer.ingest.embed import PARALLEL_MIN_TEXTS, Embedder, OnnxMiniLMEmbedder
 
 
 class _Recording(Embedder):
@@ -74,7 +75,7 @@ def test_progress_adds_up_on_the_callers_thread() -> None:
 
 def test_a_failing_batch_raises_to_the_caller() -> None:
     class _Failing(_Recording):
-        def embed(self, texts, *, batch_size=3, progress=None):  # type: ignore[no-untyped-def]
+        def embed(self, texts, *, batch_size=3, progress=None):
             def encode(batch: list[str]) -> np.ndarray:
                 if "x" * 7 in batch:
                     raise RuntimeError("model fell over")
@@ -84,3 +85,58 @@ def test_a_failing_batch_raises_to_the_caller() -> None:
 
     with pytest.raises(RuntimeError, match="fell over"):
         _Failing(2).embed(TEXTS)
+
+
+class _FakeEncoding:
+    def __init__(self, text: str) -> None:
+        self.ids = [len(text), 1]
+        self.attention_mask = [1, 1]
+        self.type_ids = [0, 0]
+
+
+class _FakeTokenizer:
+    def encode_batch(self, batch: list[str]) -> list[_FakeEncoding]:
+        return [_FakeEncoding(t) for t in batch]
+
+
+class _FakeSession:
+    """Hidden states whose mean is (length, 1, 0...): the vector names its text."""
+
+    def __init__(self, users: list[int]) -> None:
+        self.users = users
+
+    def run(self, _outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        self.users.append(threading.get_ident())
+        ids = feeds["input_ids"]
+        hidden = np.zeros((ids.shape[0], ids.shape[1], 384), dtype=np.float32)
+        hidden[:, :, 0] = ids[:, :1]
+        hidden[:, :, 1] = 1.0
+        time.sleep(0.002)
+        return [hidden]
+
+
+def _onnx_with_fakes(threads: int) -> tuple[OnnxMiniLMEmbedder, list[int]]:
+    users: list[int] = []
+    emb = OnnxMiniLMEmbedder(Path("unused"), threads)
+    emb._new_pair = lambda: (_FakeSession(users), _FakeTokenizer())
+    return emb, users
+
+
+def test_only_an_ingest_sized_call_loads_a_second_session() -> None:
+    emb, users = _onnx_with_fakes(2)
+    texts = ["x" * (1 + i % 40) for i in range(PARALLEL_MIN_TEXTS)]
+    emb.embed(texts[:1])
+    emb.embed(texts[:60])  # an answer's candidate sentences
+    assert emb._loaded == 1
+    assert len(set(users)) == 1
+    out = emb.embed(texts)
+    assert emb._loaded == 2
+    # each row is its own text's vector, whichever session embedded it
+    want = np.array([len(t) for t in texts], dtype=np.float32)
+    assert np.allclose(out[:, 0], want / np.sqrt(want**2 + 1), atol=1e-6)
+
+
+def test_one_thread_means_one_session() -> None:
+    emb, _ = _onnx_with_fakes(1)
+    emb.embed(["x" * (1 + i % 9) for i in range(PARALLEL_MIN_TEXTS)])
+    assert emb._loaded == 1

@@ -102,13 +102,17 @@ def test_ingest_leaves_an_embedder_that_starts_without_torch(real_service) -> No
 
 def test_sessions_in_parallel_give_the_same_vectors(real_service) -> None:  # type: ignore[no-untyped-def]
     """An ingest embeds on one single-threaded session per thread; the vectors must
-    not depend on how many, and a query must load only one session."""
+    not depend on how many, and a query or an answer's few dozen candidate
+    sentences must load only one session."""
 
-    from ruleslawyer.ingest.embed import OnnxMiniLMEmbedder
+    from ruleslawyer.ingest.embed import PARALLEL_MIN_TEXTS, OnnxMiniLMEmbedder
 
-    texts = [u.text for u in real_service.units()[:70]]
+    units = real_service.units()
+    texts = [s for u in units for s in u.text.split(". ")][:PARALLEL_MIN_TEXTS]
+    assert len(texts) == PARALLEL_MIN_TEXTS
     two = OnnxMiniLMEmbedder(real_service.onnx_dir, 2)
     two.embed(texts[:1])
+    two.embed(texts[:60])
     assert two._loaded == 1
     a = two.embed(texts)
     assert two._loaded == 2
