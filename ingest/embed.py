@@ -63,7 +63,8 @@ class Embedder(ABC):
         if workers > 1 and len(batches) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(workers, thread_name_prefix="embed") as pool:
+            pool = ThreadPoolExecutor(workers, thread_name_prefix="embed")
+            try:
                 # map() yields in batch order, so progress is reported here,
                 # on the caller's thread, never from a worker.
                 results = pool.map(lambda rows: encode([texts[i] for i in rows]), batches)
@@ -71,6 +72,15 @@ class Embedder(ABC):
                     out[rows] = vectors
                     if progress:
                         progress(len(rows))
+            except BaseException:
+                # map() queued every batch. It cancels them itself when the
+                # wait for a result is interrupted, but not when the error is
+                # raised here (progress, or a Ctrl-C landing during the bar's
+                # refresh): shutdown would then embed the rest of the
+                # rulebook before the error got out.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
             return out
         for rows in batches:
             out[rows] = encode([texts[i] for i in rows])

@@ -87,6 +87,30 @@ def test_a_failing_batch_raises_to_the_caller() -> None:
         _Failing(2).embed(TEXTS)
 
 
+def test_an_interrupt_drops_the_queued_batches() -> None:
+    """An error raised between batches (here by the progress callback, as a
+    Ctrl-C during the bar's refresh would be) must not wait for the whole
+    rulebook's remaining batches to be embedded first."""
+    ran: list[int] = []
+
+    class _Slow(_Recording):
+        def embed(self, texts, *, batch_size=3, progress=None):
+            def encode(batch: list[str]) -> np.ndarray:
+                ran.append(1)
+                time.sleep(0.01)
+                return np.zeros((len(batch), 2), dtype=np.float32)
+
+            return self._in_batches(texts, batch_size, encode, progress, self.workers)
+
+    def interrupt(_n: int) -> None:
+        raise KeyboardInterrupt
+
+    texts = ["x" * n for n in range(1, 301)]  # 100 batches
+    with pytest.raises(KeyboardInterrupt):
+        _Slow(2).embed(texts, progress=interrupt)
+    assert len(ran) < 20
+
+
 class _FakeEncoding:
     def __init__(self, text: str) -> None:
         self.ids = [len(text), 1]
