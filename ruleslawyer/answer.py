@@ -147,7 +147,7 @@ class Answerer:
                 notes.append("the model read the closest rules as not settling this question")
         if not relevant or not search.hits:
             closest = ", ".join(h.unit.label for h in search.hits[:3]) or "none"
-            text = f"The rules loaded here do not cover this. Closest rules: {closest}."
+            text = f"{_not_covered(search)} Closest rules: {closest}."
             timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
             return Answer(
                 question, search.game, "not_found", text, (), search, model, timings, tuple(notes)
@@ -435,3 +435,19 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
 
 def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
+
+
+def _not_covered(search: SearchResult) -> str:
+    """Why nothing is quoted. When no game was given or detected and the closest
+    rules come from several games, "not covered" may be wrong: each game may
+    have its own rule ("how far can my unit move when it charges?" is answered
+    once the game is chosen), and which game the question is about is the one
+    thing the player can tell us."""
+    games = list(dict.fromkeys(h.unit.game for h in search.hits[:3]))
+    if search.game is None and len(games) > 1:
+        return (
+            "No one game's rules clearly cover this, and the question does not say "
+            f"which game it is about (the closest rules are from {', '.join(games)}): "
+            "choose the game, or name it in the question, and ask again."
+        )
+    return "The rules loaded here do not cover this."

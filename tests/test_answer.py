@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -86,7 +87,34 @@ def test_unrelated_question_abstains_and_lists_closest(seeded_service) -> None:
     answer = seeded_service.ask("What is the capital of France and how do I bake bread?")
     assert answer.verdict == "not_found"
     assert answer.citations == ()
-    assert "do not cover" in answer.answer
+    assert "cover this" in answer.answer
+    assert "Closest rules: " in answer.answer
+
+
+CHARGE = "How far can my unit move when it charges?"
+
+
+def _turned_away(service, game: str | None, games: Sequence[str]):  # type: ignore[no-untyped-def]
+    """A search that found nothing relevant, its closest rules one from each of ``games``."""
+    hits = tuple(service.search(CHARGE, g).hits[0] for g in games)
+    base = service.search(CHARGE, games[0])
+    return replace(base, game=game, game_detected=False, hits=hits, relevant=False)
+
+
+def test_an_unclear_game_asks_for_the_game_instead_of_saying_not_covered(seeded_service) -> None:
+    search = _turned_away(seeded_service, None, ["aos", "40k"])
+    answer = seeded_service.answerer().answer(CHARGE, search)
+    assert answer.verdict == "not_found"
+    assert "do not cover" not in answer.answer
+    assert "choose the game" in answer.answer and "aos, 40k" in answer.answer
+    assert all(h.unit.label in answer.answer for h in search.hits)
+
+
+@pytest.mark.parametrize(("game", "games"), [("aos", ["aos", "aos"]), (None, ["aos", "aos"])])
+def test_one_game_turned_away_says_not_covered(seeded_service, game, games) -> None:  # type: ignore[no-untyped-def]
+    search = _turned_away(seeded_service, game, games)
+    answer = seeded_service.answerer().answer(CHARGE, search)
+    assert answer.answer.startswith("The rules loaded here do not cover this. Closest rules: ")
 
 
 @pytest.mark.parametrize(
