@@ -60,32 +60,32 @@ class Embedder(ABC):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+
+        def run(rows: list[int]) -> np.ndarray:
+            return encode([texts[i] for i in rows])
+
+        pool = None
         if workers > 1 and len(batches) > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             pool = ThreadPoolExecutor(workers, thread_name_prefix="embed")
-            try:
-                # map() yields in batch order, so progress is reported here,
-                # on the caller's thread, never from a worker.
-                results = pool.map(lambda rows: encode([texts[i] for i in rows]), batches)
-                for rows, vectors in zip(batches, results, strict=True):
-                    out[rows] = vectors
-                    if progress:
-                        progress(len(rows))
-            except BaseException:
-                # map() queued every batch. It cancels them itself when the
-                # wait for a result is interrupted, but not when the error is
-                # raised here (progress, or a Ctrl-C landing during the bar's
-                # refresh): shutdown would then embed the rest of the
-                # rulebook before the error got out.
+        try:
+            # Both maps yield in batch order, so progress is reported here,
+            # on the caller's thread, never from a worker.
+            results = pool.map(run, batches) if pool else map(run, batches)
+            for rows, vectors in zip(batches, results, strict=True):
+                out[rows] = vectors
+                if progress:
+                    progress(len(rows))
+        finally:
+            # The pool's map() queued every batch. It cancels them itself when
+            # the wait for a result is interrupted, but not when the error is
+            # raised here (progress, or a Ctrl-C landing during the bar's
+            # refresh): without cancel_futures, shutdown would then embed the
+            # rest of the rulebook before the error got out. After success
+            # every batch is done and there is nothing to cancel.
+            if pool:
                 pool.shutdown(wait=True, cancel_futures=True)
-                raise
-            pool.shutdown(wait=True)
-            return out
-        for rows in batches:
-            out[rows] = encode([texts[i] for i in rows])
-            if progress:
-                progress(len(rows))
         return out
 
     @abstractmethod
