@@ -446,6 +446,33 @@ def test_small_bold_lines_and_smaller_tails_are_no_headings() -> None:
     assert "A unit that fails is ENGAGED" in text
 
 
+def test_a_smaller_bold_style_used_as_the_headings_throughout_is_headings() -> None:
+    """A browser prints an h5 in bold at 0.83 of the body. Used again and
+    again, alone at the margin before body text, that style is the book's
+    headings; the same size used once (a caption) stays text, and so does a
+    recurring small bold style that also sets run-in labels."""
+    size = BODY_SIZE * 0.83
+
+    def three_sections() -> Book:
+        b = Book(header="", page_numbers=False)
+        b.new_page()
+        for name in ("Movement", "Shooting", "Morale"):
+            b.heading(name, size=size)
+            b.para(f"The {name.lower()} phase comes after the last one and each unit acts once.")
+        return b
+
+    result = read_pdf(three_sections().pdf())
+    assert [u.rule_id for u in result.units] == ["movement", "shooting", "morale"]
+    assert unit(result, "shooting").text.startswith("The shooting phase comes after")
+
+    b = three_sections()
+    b.heading("Note: run-in labels share the style.", size=size)
+    b.para("So this small bold style is not the book's headings and stays text.")
+    result = read_pdf(b.pdf())
+    assert "movement" not in {u.rule_id for u in result.units}
+    assert any("Shooting\n\nThe shooting phase" in u.text for u in result.units)
+
+
 def test_a_bold_total_row_stays_in_its_table() -> None:
     b = Book(header="", page_numbers=False)
     b.new_page()

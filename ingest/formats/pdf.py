@@ -24,7 +24,9 @@ PDFium gives every character with its font size, weight and box. From those:
 5. **Headings** come from the document's own typography: the body size is
    the most common font size; a short line set larger than the body, or set
    entirely in bold at the body's left margin, or opening with a dotted
-   number ("3.2 Movement"), is a heading. Heading styles (size, weight,
+   number ("3.2 Movement"), is a heading; so is a smaller bold style that the
+   document uses only as lines alone before body text, again and again (a
+   browser prints an h5 at 0.83 of the body). Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
 6. **Paragraphs**: a line that runs to the right margin continues on the
@@ -60,9 +62,14 @@ from ruleslawyer.ingest.units import ParseResult, tidy_title
 BOLD_WEIGHT = 600
 HEADING_SIZE_RATIO = 1.15
 # A bold line alone at the margin is a heading down to this share of the body
-# size. Not lower: a bold caption or "Example" label is set smaller, and a
-# browser's h5 (0.83 of the body) is then read as body text.
+# size. Not lower by size alone: a bold caption or "Example" label is set
+# smaller.
 BOLD_HEADING_SIZE = 0.95
+# ...unless the document sets a smaller bold style as its headings throughout
+# (``_small_bold_styles``): down to this share, and only for a style used at
+# least this often, each time alone at the margin with body text after it.
+SMALL_BOLD_SIZE = 0.8
+SMALL_BOLD_REPEATS = 3
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
@@ -841,7 +848,9 @@ def _body_size(pages: list[_Page]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
-def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_Style]]:
+def _heading_styles(
+    pages: list[_Page], small_bold: frozenset[_Style] = frozenset()
+) -> tuple[float, dict[_Style, int], set[_Style]]:
     """The body font size, each heading style's level (1 = top), and the cover's styles.
 
     A style used on the first page and nowhere else but the last page of a
@@ -852,12 +861,47 @@ def _heading_styles(pages: list[_Page]) -> tuple[float, dict[_Style, int], set[_
     for page in pages:
         margins = _margins(page)
         for ln in page.lines:
-            if _is_heading(ln, body, margins):
+            if _is_heading(ln, body, margins, small_bold):
                 used_on.setdefault(_style(ln), set()).add(page.number)
     covers = {1, len(pages)}
     cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
     ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
     return body, {s: i + 1 for i, s in enumerate(ranked)}, cover
+
+
+def _small_bold_styles(pages: list[_Page], body: float) -> frozenset[_Style]:
+    """Bold styles set smaller than ``BOLD_HEADING_SIZE`` that this document
+    uses as headings: a browser prints an h5 at 0.83 of the body.
+
+    Learned from the document, not from sizes alone: a style qualifies only if
+    it recurs (``SMALL_BOLD_REPEATS``) and every line in it is a short line
+    alone at the margin, with a line of regular body text after it. A bold
+    caption or label used once, or a small bold style that also sets table
+    cells, run-in labels or whole paragraphs, stays text.
+    """
+    uses: Counter[_Style] = Counter()
+    spoilt: set[_Style] = set()
+    for page in pages:
+        margins = _margins(page)
+        right = _right_edges(page)
+        for i, ln in enumerate(page.lines):
+            if not ln.bold or not body * SMALL_BOLD_SIZE <= ln.size < body * BOLD_HEADING_SIZE:
+                continue
+            after = page.lines[i + 1] if i + 1 < len(page.lines) else None
+            alone = (
+                not ln.row
+                and ln.wide_gaps == 0
+                and abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
+                and _short(ln, margins, right)
+                and 1 <= len(ln.words) <= 8
+                and not ln.text.endswith((".", ",", ";", ":"))
+            )
+            followed = after is None or (abs(after.size - body) <= 0.5 and not after.bold)
+            if alone and followed:
+                uses[_style(ln)] += 1
+            else:
+                spoilt.add(_style(ln))
+    return frozenset(s for s, n in uses.items() if n >= SMALL_BOLD_REPEATS and s not in spoilt)
 
 
 def _style(ln: _Line) -> _Style:
@@ -885,7 +929,12 @@ def _margins(page: _Page) -> dict[int, float]:
     return margins
 
 
-def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
+def _is_heading(
+    ln: _Line,
+    body: float,
+    margins: dict[int, float],
+    small_bold: frozenset[_Style] = frozenset(),
+) -> bool:
     if ln.row:
         return False  # a table's header row is bold and short, but no section
     text = ln.text
@@ -899,7 +948,7 @@ def _is_heading(ln: _Line, body: float, margins: dict[int, float]) -> bool:
     if ln.size >= body * HEADING_SIZE_RATIO:
         return True
     at_margin = abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
-    if ln.bold and ln.size >= body * BOLD_HEADING_SIZE and at_margin:
+    if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
 
@@ -931,7 +980,8 @@ def outline_of(data: bytes, name: str) -> Outline:
     _drop_furniture(pages, outline)
     for page in pages:
         _tables(page)
-    body, levels, cover_styles = _heading_styles(pages)
+    small_bold = _small_bold_styles(pages, _body_size(pages))
+    body, levels, cover_styles = _heading_styles(pages, small_bold)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
     if on_cover:
@@ -953,10 +1003,11 @@ def outline_of(data: bytes, name: str) -> Outline:
         margins = _margins(page)
         right = _right_edges(page)
         for ln in page.lines:
-            if _style(ln) in cover_styles and _is_heading(ln, body, margins):
+            is_head = _is_heading(ln, body, margins, small_bold)
+            if _style(ln) in cover_styles and is_head:
                 outline.dropped["cover lines"] += 1
                 continue
-            if _is_heading(ln, body, margins) and _style(ln) in levels:
+            if is_head and _style(ln) in levels:
                 flush()
                 first_heading_seen = True
                 number, rest = split_number(ln.text)
