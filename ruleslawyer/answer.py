@@ -147,10 +147,19 @@ class Answerer:
                 notes.append("the model read the closest rules as not settling this question")
         if not relevant or not search.hits:
             closest = ", ".join(h.unit.label for h in search.hits[:3]) or "none"
-            text = f"{_not_covered(search)} Closest rules: {closest}."
+            why, source = _not_covered(search)
             timings["total"] = timings.get("retrieve", 0.0) + _ms(t0)
             return Answer(
-                question, search.game, "not_found", text, (), search, model, timings, tuple(notes)
+                question,
+                search.game,
+                "not_found",
+                f"{why} Closest rules: {closest}.",
+                (),
+                search,
+                model,
+                timings,
+                tuple(notes),
+                verdict_source=source,
             )
 
         if evidence is None:
@@ -437,8 +446,9 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def _not_covered(search: SearchResult) -> str:
-    """Why nothing is quoted. When no game was given or detected and the closest
+def _not_covered(search: SearchResult) -> tuple[str, str]:
+    """Why nothing is quoted, and the answer's ``verdict_source`` ("game" when the
+    player is asked to choose the game, so the badge says so). When no game was given or detected and the closest
     rules come from several games, "not covered" may be wrong: each game may
     have its own rule ("how far can my unit move when it charges?" is answered
     once the game is chosen), and which game the question is about is the one
@@ -448,6 +458,7 @@ def _not_covered(search: SearchResult) -> str:
         return (
             "No one game's rules clearly cover this, and the question does not say "
             f"which game it is about (the closest rules are from {', '.join(games)}): "
-            "choose the game, or name it in the question, and ask again."
+            "choose the game, or name it in the question, and ask again.",
+            "game",
         )
-    return "The rules loaded here do not cover this."
+    return "The rules loaded here do not cover this.", ""

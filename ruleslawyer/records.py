@@ -46,9 +46,12 @@ def shown_quote(quote: str) -> str:
 def verdict_words(verdict: str, source: str = "") -> str:
     """How a verdict is said (the badge): the rulebook's own answer plainly ("Yes"),
     a model's as a likelihood ("Likely yes"), a withheld one as the quote ("The rule
-    says"), an open question's "Answer", and "Not in these rules"."""
+    says"), an open question's "Answer", and "Not in these rules" (or "Choose the
+    game" when it was turned away only because no game was chosen or named)."""
     if verdict in ("yes", "no"):
         return verdict.capitalize() if source == "faq" else f"Likely {verdict}"
+    if verdict == "not_found" and source == "game":
+        return "Choose the game"
     return {
         "quote": "The rule says",
         "answer": "Answer",
@@ -283,7 +286,10 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     confidence: float | None = None
-    verdict_source: str = ""  # "faq" (the rulebook's own answer) | "model" | ""
+    # "faq" (the rulebook's own answer) | "model" | "" for a verdict; for
+    # not_found, "game": turned away with no game chosen and rules of several
+    # close, so the player is asked for the game (still an abstention).
+    verdict_source: str = ""
     # The model's probability of "yes", when it was asked (also when below the floor),
     # so an eval can draw the precision/coverage curve of its verdicts.
     p_yes: float | None = None

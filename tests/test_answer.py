@@ -108,6 +108,7 @@ def test_an_unclear_game_asks_for_the_game_instead_of_saying_not_covered(seeded_
     assert "do not cover" not in answer.answer
     assert "choose the game" in answer.answer and "aos, 40k" in answer.answer
     assert all(h.unit.label in answer.answer for h in search.hits)
+    assert answer.verdict_source == "game"  # the badge: "Choose the game"
 
 
 @pytest.mark.parametrize(("game", "games"), [("aos", ["aos", "aos"]), (None, ["aos", "aos"])])
@@ -115,6 +116,7 @@ def test_one_game_turned_away_says_not_covered(seeded_service, game, games) -> N
     search = _turned_away(seeded_service, game, games)
     answer = seeded_service.answerer().answer(CHARGE, search)
     assert answer.answer.startswith("The rules loaded here do not cover this. Closest rules: ")
+    assert answer.verdict_source == ""  # the badge: "Not in these rules"
 
 
 @pytest.mark.parametrize(

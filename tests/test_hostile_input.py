@@ -308,7 +308,8 @@ def _ask_cli_arg(case: Case, service: Any, rules_cli: CliRun) -> None:
     assert code == 0, err
     lines = out.splitlines()
     assert re.match(
-        r"\[(LIKELY YES|LIKELY NO|YES|NO|THE RULE SAYS|ANSWER|NOT IN THESE RULES)\] ", lines[0]
+        r"\[(LIKELY YES|LIKELY NO|YES|NO|THE RULE SAYS|ANSWER|NOT IN THESE RULES|CHOOSE THE GAME)\] ",
+        lines[0],
     ), lines[0]
     for line in err.splitlines():  # only notes and warnings, one line each
         assert line.startswith(("note: ", "warning: ")), err

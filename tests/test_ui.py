@@ -110,6 +110,7 @@ def test_highlight_marks_several_quotes() -> None:
         ("no", "model", "Likely no", "no-likely"),
         ("quote", "", "The rule says", "quote"),
         ("not_found", "", "Not in these rules", "not_found"),
+        ("not_found", "game", "Choose the game", "not_found"),
         ("answer", "", "Answer", "answer"),
     ],
 )
