@@ -447,12 +447,13 @@ def _ms(t0: float) -> float:
 
 
 def _not_covered(search: SearchResult) -> tuple[str, str]:
-    """Why nothing is quoted, and the answer's ``verdict_source`` ("game" when the
-    player is asked to choose the game, so the badge says so). When no game was given or detected and the closest
-    rules come from several games, "not covered" may be wrong: each game may
-    have its own rule ("how far can my unit move when it charges?" is answered
-    once the game is chosen), and which game the question is about is the one
-    thing the player can tell us."""
+    """Why nothing is quoted, and the answer's ``verdict_source``: "game" when the
+    player is asked to choose the game, so the badge says so.
+
+    When no game was given or detected and the closest rules come from several
+    games, "not covered" may be wrong: each game may have its own rule ("how far
+    can my unit move when it charges?" is answered once the game is chosen), and
+    which game the question is about is the one thing the player can tell us."""
     games = list(dict.fromkeys(h.unit.game for h in search.hits[:3]))
     if search.game is None and len(games) > 1:
         return (

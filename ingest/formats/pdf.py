@@ -849,14 +849,17 @@ def _body_size(pages: list[_Page]) -> float:
 
 
 def _heading_styles(
-    pages: list[_Page], small_bold: frozenset[_Style] = frozenset()
-) -> tuple[float, dict[_Style, int], set[_Style]]:
-    """The body font size, each heading style's level (1 = top), and the cover's styles.
+    pages: list[_Page],
+) -> tuple[float, dict[_Style, int], set[_Style], frozenset[_Style]]:
+    """The body font size, each heading style's level (1 = top), the cover's
+    styles, and the small bold styles the document sets its headings in
+    (``_small_bold_styles``), which ``_is_heading`` needs to be told.
 
     A style used on the first page and nowhere else but the last page of a
     longer document is the covers' (title, publisher), not a heading level.
     """
     body = _body_size(pages)
+    small_bold = _small_bold_styles(pages, body)
     used_on: dict[_Style, set[int]] = {}
     for page in pages:
         margins = _margins(page)
@@ -866,7 +869,7 @@ def _heading_styles(
     covers = {1, len(pages)}
     cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
     ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
-    return body, {s: i + 1 for i, s in enumerate(ranked)}, cover
+    return body, {s: i + 1 for i, s in enumerate(ranked)}, cover, small_bold
 
 
 def _small_bold_styles(pages: list[_Page], body: float) -> frozenset[_Style]:
@@ -891,7 +894,7 @@ def _small_bold_styles(pages: list[_Page], body: float) -> frozenset[_Style]:
             alone = (
                 not ln.row
                 and ln.wide_gaps == 0
-                and abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
+                and _at_margin(ln, margins)
                 and _short(ln, margins, right)
                 and 1 <= len(ln.words) <= 8
                 and not ln.text.endswith((".", ",", ";", ":"))
@@ -929,6 +932,10 @@ def _margins(page: _Page) -> dict[int, float]:
     return margins
 
 
+def _at_margin(ln: _Line, margins: dict[int, float]) -> bool:
+    return abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
+
+
 def _is_heading(
     ln: _Line,
     body: float,
@@ -947,7 +954,7 @@ def _is_heading(
         return False
     if ln.size >= body * HEADING_SIZE_RATIO:
         return True
-    at_margin = abs(ln.x0 - margins.get(ln.column, ln.x0)) <= 3
+    at_margin = _at_margin(ln, margins)
     if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
@@ -980,8 +987,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     _drop_furniture(pages, outline)
     for page in pages:
         _tables(page)
-    small_bold = _small_bold_styles(pages, _body_size(pages))
-    body, levels, cover_styles = _heading_styles(pages, small_bold)
+    body, levels, cover_styles, small_bold = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
     if on_cover:
