@@ -26,6 +26,7 @@ book does not have.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -101,7 +102,9 @@ def build_units(
         from ruleslawyer.ingest.plain import parse_plain
 
         body = "\n\n".join(b.text for b in outline.blocks)
-        result = parse_plain(body, file=file, game=game, parent=title)
+        starts = itertools.accumulate((len(b.text) + 2 for b in outline.blocks[:-1]), initial=0)
+        pages = [(start, b.page) for start, b in zip(starts, outline.blocks, strict=True)]
+        result = parse_plain(body, file=file, game=game, parent=title, pages=pages)
         result.dropped, result.pages = dict(outline.dropped), outline.pages
         n = len(result.units)
         result.warnings += [

@@ -7,6 +7,7 @@ that the book gave us no rule numbers.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
@@ -16,8 +17,19 @@ _PARA = re.compile(r"\S(?:.*\S)?(?:\n(?!\s*\n).*)*")
 MAX_SECTION_CHARS = 1500
 
 
-def parse_plain(text: str, *, file: str, game: str, parent: str) -> ParseResult:
+def parse_plain(
+    text: str,
+    *,
+    file: str,
+    game: str,
+    parent: str,
+    pages: list[tuple[int, int | None]] | None = None,
+) -> ParseResult:
+    """Plain sections of ``text``. ``pages`` gives, for a text read from a
+    paged format, where each page's text starts: ``(offset, page)`` in order,
+    so each section records the page it starts on."""
     result = ParseResult(parser="plain")
+    starts = [offset for offset, _ in pages or []]
     stem = Path(file).stem
     spans: list[tuple[int, int]] = []
     for m in _PARA.finditer(text):
@@ -43,6 +55,7 @@ def parse_plain(text: str, *, file: str, game: str, parent: str) -> ParseResult:
             parent=parent,
             kind="section",
             title_source="first-words",
+            page=pages[bisect.bisect_right(starts, span[0]) - 1][1] if pages else None,
         )
         if unit:
             result.units.append(unit)

@@ -148,6 +148,10 @@ class Book:
         self.drawn.append((self.page, " ".join(t for _, t in cells)))
         self.y -= LEADING
 
+    def drawn_on(self, start: str) -> int:
+        """The page of the first line drawn that starts with ``start``."""
+        return next(page for page, text in self.drawn if text.startswith(start))
+
     def pdf(self) -> bytes:
         self.canvas.showPage()
         self.canvas.save()
@@ -517,6 +521,81 @@ def test_a_web_page_printed_by_a_browser() -> None:
     assert not any(
         "file://" in u.text or "Ember Lanterns – Core Rules" in u.text for u in result.units
     )
+    # Its links: each heading's "[Edit | History]" and the sidebar's menu are
+    # dropped; a cross-reference that wraps onto a line of its own is kept.
+    assert result.dropped["navigation links"] > 0
+    assert not any("Edit | History" in u.text or "Random page" in u.text for u in result.units)
+    assert unit(result, "1.1").text.startswith("Each player needs a warband")
+    assert "Refuel: Lantern Bearers only; add oil to a lantern (6.3)." in unit(result, "3.3").text
+
+
+def linked_line(b: Book, words: list[str], *, y: float | None = None, gap: float = 12) -> None:
+    """One line of words, each a link: a web page's menu, set ``gap`` apart."""
+    y = b.y if y is None else y
+    b.canvas.setFont(BODY_FONT, BODY_SIZE)
+    x = MARGIN
+    for word in words:
+        width = stringWidth(word, BODY_FONT, BODY_SIZE)
+        b.canvas.drawString(x, y, word)
+        b.canvas.linkURL(f"https://example.org/{word}", (x, y - 2, x + width, y + 8), relative=0)
+        x += width + gap
+    b.drawn.append((b.page, " ".join(words)))
+
+
+def test_a_printed_web_pages_menus_are_dropped_and_its_introduction_kept() -> None:
+    """A web page printed to PDF keeps its menus as lines of links: above the
+    title, and a link bar at the foot of every page. They are dropped and
+    counted. A line of links that finishes a sentence (a cross-reference
+    wrapped onto its own line) is text; so is the page's introduction between
+    its title and its first section."""
+    b = Book(header="", page_numbers=False)
+    # Two lines that run to the margin, mid-sentence, then the link that ends it.
+    ref = wrap(f"Whenever a unit moves it must keep in formation. {FILLER} {FILLER}", TEXT_W)[:2]
+    for n, chapter in enumerate(("Moving", "Running", "Charging", "Falling Back"), start=1):
+        b.new_page()
+        if n == 1:
+            linked_line(b, ["Home", "Rules", "Armies", "Downloads"])
+            b.y -= LEADING * 2
+            b.heading("Movement", size=BODY_SIZE * 1.8)
+            b.para("This page covers how units move, run, charge and fall back in a turn.")
+        b.heading(chapter)
+        b.para(f"{chapter} is one of the four moves. {FILLER}")
+        if n == 2:
+            for line in ref:
+                b._line(MARGIN, line, BODY_FONT, BODY_SIZE)
+                b.y -= LEADING
+            linked_line(
+                b, ["(see", "Falling", "Back)."], gap=stringWidth(" ", BODY_FONT, BODY_SIZE)
+            )
+            b.y -= LEADING + 6
+        b.para(f"A unit that ends its {chapter.lower()} in cover counts as in cover.")
+        linked_line(b, ["[Previous]", "[Home]", "[Next]"], y=120)
+    result = read_pdf(b.pdf())
+    ids = [u.rule_id for u in result.units]
+    assert ids[1:] == ["moving", "running", "charging", "falling-back"]
+    intro = result.units[0]
+    assert intro.text == "This page covers how units move, run, charge and fall back in a turn."
+    assert intro.source.page == 1
+    assert result.dropped["navigation links"] == 5  # the menu and four link bars
+    text = "\n".join(u.text for u in result.units)
+    assert "Downloads" not in text and "[Home]" not in text
+    assert f"{ref[-1]} (see Falling Back)." in unit(result, "running").text
+
+
+def test_plain_sections_of_a_pdf_with_no_headings_carry_their_pages() -> None:
+    b = Book(header="", page_numbers=False)
+    for n in range(1, 4):
+        b.new_page()
+        for k in range(3):
+            b.para(f"Rule {n}.{k}: {FILLER * 2}")
+    result = read_pdf(b.pdf())
+    assert result.parser == "plain"
+    pages = [u.source.page for u in result.units]
+    assert len(pages) >= 3 and pages[0] == 1 and pages[-1] == 3
+    assert pages == sorted(pages)
+    for u in result.units:  # each section's first rule is printed on its page
+        first = u.text.split(":")[0]
+        assert b.drawn_on(first) == u.source.page, first
 
 
 def test_heading_style_used_only_on_the_last_page_is_a_heading() -> None:
@@ -721,6 +800,41 @@ def test_a_table_is_one_line_per_row_with_its_cells_joined() -> None:
         "Pistol | 2X | 8 | 5 | one hand only\n"
         "A trooper can carry only one weapon of each kind into a game."
     )
+
+
+def test_a_header_row_repeated_over_a_page_break_is_dropped() -> None:
+    """A browser (and LaTeX's longtable) prints a table's header row again at
+    the top of each page the table runs onto: the rows read as one table with
+    one header. A table of its own under a new heading keeps its header, even
+    when it is the same as the table before it."""
+    b = Book(header="", page_numbers=False)  # two pages: too few to learn furniture
+    x = WEAPON_COLUMNS
+    header = list(zip(x[:3], ["Weapon", "Damage", "Range"], strict=True))
+    b.new_page()
+    b.heading("Weapons")
+    b.lines(["Troopers can carry these weapons:"])
+    b.row(header)
+    b.row(list(zip(x[:3], ["Rifle", "4X", "24"], strict=True)))
+    b.row(list(zip(x[:3], ["Pistol", "2X", "8"], strict=True)))
+    b.new_page()
+    b.row(header)
+    b.row(list(zip(x[:3], ["Sword", "3X", "1"], strict=True)))
+    b.row(list(zip(x[:3], ["Knife", "1X", "1"], strict=True)))
+    b.heading("Vehicle Weapons")
+    b.row(header)
+    b.row(list(zip(x[:3], ["Cannon", "8X", "48"], strict=True)))
+    b.row(list(zip(x[:3], ["Flamer", "5X", "6"], strict=True)))
+    result = read_pdf(b.pdf())
+    assert unit(result, "weapons").text == (
+        "Troopers can carry these weapons:\n"
+        "Weapon | Damage | Range\n"
+        "Rifle | 4X | 24\n"
+        "Pistol | 2X | 8\n"
+        "Sword | 3X | 1\n"
+        "Knife | 1X | 1"
+    )
+    assert unit(result, "vehicle-weapons").text.split("\n")[0] == "Weapon | Damage | Range"
+    assert result.dropped["repeated table headers"] == 1
 
 
 def test_what_follows_a_table_is_not_glued_into_its_last_row() -> None:

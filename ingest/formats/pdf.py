@@ -14,13 +14,17 @@ PDFium gives every character with its font size, weight and box. From those:
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page that repeat (digits aside) on many pages (running headers and
    footers), bare page numbers, a table-of-contents page (lines ending in
-   increasing page numbers), and a short cover page.
+   increasing page numbers), and a short cover page; so are lines whose
+   every word lies in one of the page's links, standing as a block of their
+   own (a printed web page's menus, link bars and "[Edit]" links), but not a
+   cross-reference that finishes the sentence before it.
 4. **Tables**: a run of lines set in the same columns (cells set apart by
    gaps of about an em) is rebuilt as one line per row, cells joined by
    " | " as the HTML and Markdown readers write them: a row of short cells
    across the middle of the page stays whole, and a cell that wraps, or is
    centred in a tall row, is joined back into its row (``_tables``). A
-   rebuilt row is never a heading.
+   rebuilt row is never a heading. A header row printed again at the top of
+   the next page, where a table runs on, is dropped.
 5. **Headings** come from the document's own typography: the body size is
    the most common font size; a short line set larger than the body, or set
    entirely in bold at the body's left margin, or opening with a dotted
@@ -104,6 +108,7 @@ class _Line:
     words: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at spaces
     row: bool = False  # a table row rebuilt by ``_tables``: cells joined by " | "
     whole: _Line | None = None  # the head of a line cut at a drop in size: the line uncut
+    linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
 
     @property
     def caps(self) -> bool:
@@ -154,6 +159,7 @@ def _page_lines(page: Any, number: int) -> _Page:
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
     chars: list[_Char] = []
+    links = _link_rects(page)
 
     def close_line(hyphen: bool = False) -> None:
         nonlocal chars
@@ -212,6 +218,17 @@ def _page_lines(page: Any, number: int) -> _Page:
             else:
                 words[-1].append(c)
         word_boxes = tuple(_box(w) for w in words if w)
+        # By each word's middle: a list's number ("1" in "1Introduction") is
+        # set beside its link, and brackets and bars between links.
+        inked = [w for w in words if any(c[0].isalnum() for c in w)]
+        linked = bool(inked and links) and all(
+            any(
+                x0 <= (w[0][3] + w[-1][4]) / 2 <= x1
+                and y0 <= (min(c[5] for c in w) + max(c[6] for c in w)) / 2 <= y1
+                for x0, y0, x1, y1 in links
+            )
+            for w in inked
+        )
         return _Line(
             text=text,
             page=number,
@@ -225,6 +242,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             wide_gaps=len(boxes) - 1,
             cells=boxes,
             words=word_boxes,
+            linked=linked,
         )
 
     name_buf = ctypes.create_string_buffer(128)
@@ -283,6 +301,20 @@ def _page_lines(page: Any, number: int) -> _Page:
     close_line()
     tp.close()
     return result
+
+
+def _link_rects(page: Any) -> list[tuple[float, float, float, float]]:
+    """The boxes (left, bottom, right, top) of the page's link annotations."""
+    import pypdfium2.raw as raw
+
+    rects = []
+    pos, link, rect = ctypes.c_int(0), raw.FPDF_LINK(), raw.FS_RECTF()
+    while raw.FPDFLink_Enumerate(page.raw, ctypes.byref(pos), ctypes.byref(link)):
+        if raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            x0, x1 = sorted((rect.left, rect.right))
+            y0, y1 = sorted((rect.bottom, rect.top))
+            rects.append((x0, y0, x1, y1))
+    return rects
 
 
 def _leading_size(ink: list[_Char]) -> float:
@@ -1003,29 +1035,50 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks.append(Block(_join_lines(para), 0, para[0].page))
         para = []
 
-    first_heading_seen = False
+    first_heading_page = 0
     cover: list[_Line] = []
+    kept: _Line | None = None  # the last line kept as text
+    table_head: _Line | None = None  # the first row of the table ``kept`` is in
     for page in pages:
         margins = _margins(page)
         right = _right_edges(page)
-        for ln in page.lines:
+        menu = False  # the line before was dropped as a menu
+        for i, ln in enumerate(page.lines):
             is_head = _is_heading(ln, body, margins, small_bold)
             if _style(ln) in cover_styles and is_head:
                 outline.dropped["cover lines"] += 1
                 continue
             if is_head and _style(ln) in levels:
                 flush()
-                first_heading_seen = True
+                first_heading_page = first_heading_page or ln.page
                 number, rest = split_number(ln.text)
                 heading = f"{number} {tidy_title(rest)}" if number else tidy_title(ln.text)
                 blocks.append(Block(heading, levels[_style(ln)], ln.page))
+                kept = None
                 continue
-            if not first_heading_seen and ln.page == 1 and len(pages) > 3:
+            after = page.lines[i + 1] if i + 1 < len(page.lines) else None
+            if after is not None and _is_heading(after, body, margins, small_bold):
+                after = None  # a heading is a block of its own: nothing runs into it
+            before = None if menu or not para else para[-1]
+            menu = _is_menu(ln, before, after, margins, right)
+            if menu:
+                outline.dropped["navigation links"] += 1
+                continue
+            if not first_heading_page and ln.page == 1 and len(pages) > 3:
                 cover.append(ln)
                 continue
+            if ln.row and kept is not None and kept.row:
+                # A table carried over a page break: a browser or a long-table
+                # package prints its header row again at the top of the page.
+                if table_head and ln.page != kept.page and ln.text == table_head.text:
+                    outline.dropped["repeated table headers"] += 1
+                    continue
+            else:
+                table_head = ln if ln.row else None
             if para and _starts_block(para[-1], ln, margins, right):
                 flush()
             para.append(ln)
+            kept = ln
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
@@ -1035,13 +1088,39 @@ def outline_of(data: bytes, name: str) -> Outline:
         ):
             flush()
     flush()
+    # What comes before the first heading on page 1: a cover page, or a title
+    # block above the first section (a web page's title and tagline). Kept
+    # when it is long, or when the first section starts on page 1 too and the
+    # text ends a sentence: a page's introduction, not a tagline or a credit.
     if cover:
-        if sum(len(ln.text.split()) for ln in cover) < 40:
-            outline.dropped["cover lines"] += len(cover)
-        else:
+        intro = first_heading_page == 1 and cover[-1].text.endswith((".", "!", "?"))
+        if sum(len(ln.text.split()) for ln in cover) >= 40 or intro:
             blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
+        else:
+            outline.dropped["cover lines"] += len(cover)
     outline.blocks = blocks
     return outline
+
+
+def _is_menu(
+    ln: _Line,
+    before: _Line | None,
+    after: _Line | None,
+    margins: dict[int, float],
+    right: dict[int, float],
+) -> bool:
+    """A line all in links, as a block of its own, is a menu, a link bar
+    ("[Last Section][Home][Next Section]") or a heading's "[Edit]" link, which
+    a printed web page keeps: dropped. Not one that runs on from the text
+    ``before`` it or into the text ``after`` it: a cross-reference wrapped
+    onto a line of its own ("(6.3).") is part of its sentence."""
+    if not ln.linked or ln.row:
+        return False
+    runs_on = before is not None and not _starts_block(before, ln, margins, right)
+    runs_into = (
+        after is not None and not after.linked and not _starts_block(ln, after, margins, right)
+    )
+    return not runs_on and not runs_into
 
 
 def _join_lines(lines: list[_Line]) -> str:
