@@ -134,8 +134,9 @@ def ingest(
             f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild."
         )
     for f in report.files:
-        pages = f", {f.pages} pages" if f.pages else ""
-        click.echo(f"{f.file}  [{f.game}, {f.format}: {f.parser} parser{pages}]  {f.units} units")
+        pages = f", {f.pages} page{'' if f.pages == 1 else 's'}" if f.pages else ""
+        units = f"{f.units} unit{'' if f.units == 1 else 's'}"
+        click.echo(f"{f.file}  [{f.game}, {f.format}: {f.parser} parser{pages}]  {units}")
         click.echo(f"    titles: {f.titles_printed} printed, {len(f.titles_inferred)} recovered")
         for t in f.titles_inferred:
             click.echo(f"      {t}")

@@ -144,7 +144,7 @@ def test_markdown_without_headings_becomes_plain_sections(
     code, out, err = cli_run("ingest", str(path), "--game", "brass", data_dir=data_dir)
     assert code == 0, err
     assert "Error" not in err
-    assert "no-headings.md  [brass, markdown: plain parser]  1 units" in out
+    assert "no-headings.md  [brass, markdown: plain parser]  1 unit" in out
     warnings = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("warning:")]
     assert len(warnings) == 1
     assert re.fullmatch(
