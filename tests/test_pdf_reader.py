@@ -968,6 +968,56 @@ def test_two_columns_of_cells_set_flush_right_are_a_table() -> None:
     assert text == "Condition | Modifier\nShort Range | +0\nLong Range | +2"
 
 
+def test_a_two_column_table_whose_widest_cell_leaves_no_wide_gap() -> None:
+    """A browser sets a column just wide enough for its widest cell, so that
+    cell's row has only the cell padding (a space's width) before the next
+    column: no wide gap. It is still a row, since its second cell starts where
+    the column does. A sentence under the table is not a row, even where one
+    of its words happens to start at the second column."""
+    b = Book()
+    b.new_page()
+    b.heading("Vehicle Costs")
+    space = stringWidth(" ", BODY_FONT, BODY_SIZE)
+    widest = "Remove or equip jet pack"
+    column = MARGIN + stringWidth(widest, BODY_FONT, BODY_SIZE) + 1.5 * space
+    for row in (["Action", "AP Cost"], ["Mount", "2"], [widest, "5"], ["Turn on", "1"]):
+        b.row([(MARGIN, row[0]), (column, row[1])])
+    words = [
+        "A",
+        "trooper",
+        "who",
+        "leaves",
+        "the",
+        "vehicle",
+        "in",
+        "the",
+        "same",
+        "turn",
+        "pays",
+        "the",
+    ]
+    line, x = [], MARGIN
+    for word in words:  # a sentence, one of its words set at the column's start
+        line.append((x, word))
+        x += stringWidth(word + " ", BODY_FONT, BODY_SIZE)
+        if x > column - space and len(line) < len(words) - 2:
+            x = column
+    b.row(line)
+    b.lines(["cost again."])
+    # The premise: the widest cell's row has no gap an em wide; the sentence
+    # has a word at the column's start.
+    assert column - MARGIN - stringWidth(widest, BODY_FONT, BODY_SIZE) < 0.9 * BODY_SIZE
+    assert any(abs(x - column) < 0.1 for x, _ in line[1:])
+    text = unit(read_pdf(b.pdf()), "vehicle-costs").text
+    assert text.split("\n")[:4] == [
+        "Action | AP Cost",
+        "Mount | 2",
+        "Remove or equip jet pack | 5",
+        "Turn on | 1",
+    ]
+    assert " | " not in " ".join(text.split("\n")[4:])
+
+
 def test_running_text_with_wide_word_gaps_is_not_a_table() -> None:
     """Justified lines in a narrow column leave gaps an em wide between words, but
     they do not line up from line to line, so no cells are made of them."""

@@ -465,7 +465,9 @@ def _tables(page: _Page) -> None:
     - a table starts at a line of three or more cells (set apart by gaps of
       about an em), its *columns*, and a plain line just above it with a
       word over every column and none across one is its header; or at two
-      or more lines of two cells each, set in the same two columns;
+      or more lines of two cells each, set in the same two columns (a row
+      whose widest first cell leaves only a space before the second column
+      is one of them: ``_tight_pair``);
     - it runs on while lines stay in the same page column and size, with no
       blank line's worth of space, and ends at a bold line under plain
       rows, a list item, a numbered heading, running text across the
@@ -510,18 +512,39 @@ def _aligned_pairs(lines: list[_Line], start: int) -> int:
     flush right) end where they do. One gap alone could be chance; the same
     two columns on every line are not."""
     head = lines[start]
+    (h0, _, _), (k0, k1, _) = head.cells
+    right = k1
     end = start
     for ln in lines[start:]:
-        if ln.page != head.page or ln.column != head.column or ln.wide_gaps != 1:
-            break
-        (a0, _, _), (b0, b1, _) = ln.cells
-        (h0, _, _), (k0, k1, _) = head.cells
-        if abs(a0 - h0) > head.size or min(abs(b0 - k0), abs(b1 - k1)) > head.size:
+        if ln.page != head.page or ln.column != head.column:
             break
         if end > start and ln.top - lines[end - 1].bottom > 2.5 * head.size:
             break
+        if ln.wide_gaps == 1:
+            (a0, _, _), (b0, b1, _) = ln.cells
+            if abs(a0 - h0) > head.size or min(abs(b0 - k0), abs(b1 - k1)) > head.size:
+                break
+        elif not (end > start and ln.wide_gaps == 0 and _tight_pair(ln, h0, k0, right)):
+            break
+        right = max(right, ln.x1)
         end += 1
     return end
+
+
+def _tight_pair(ln: _Line, h0: float, k0: float, right: float) -> bool:
+    """Is ``ln``, a line with no wide gap, a row of a two-column table whose
+    columns start at ``h0`` and ``k0``? A browser sets a column just wide
+    enough for its widest cell, so that cell's row has only the cell padding
+    between its two cells, less than a wide gap. Such a row starts where the
+    first column does, has a word that starts where the second column does
+    (after a space), ends within the table's width and ends no sentence."""
+    size = ln.size
+    return (
+        abs(ln.x0 - h0) <= 0.25 * size
+        and any(abs(w[0] - k0) <= 0.25 * size for w in ln.words[1:])
+        and ln.x1 <= right + size
+        and not ln.text.endswith((".", ":", ";", ","))
+    )
 
 
 @dataclass(eq=False)
@@ -696,8 +719,11 @@ def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
             ):
                 break
             spans = sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
+            across = spans >= 2 and not (
+                len(head.cells) == 2 and _tight_pair(ln, head.x0, head.cells[1][0], head.x1)
+            )
             if one_cell and (
-                spans >= 2 or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
+                across or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
             ):
                 break
             bands.append([ln])
@@ -731,6 +757,11 @@ def _column_splits(head: _Line, bands: list[list[_Line]]) -> list[float]:
     splits = []
     for (_, left_end, _), (right_start, _, _) in itertools.pairwise(head.cells):
         xs = [left_end + (right_start - left_end) * t / 16 for t in range(1, 16)]
+        if len(head.cells) == 2:
+            # Just left of where the second column starts: a row whose widest
+            # first cell leaves only a space before it (``_tight_pair``) has
+            # its one gap there, narrower than the samples' spacing.
+            xs.append(right_start - 0.25)
         splits.append(min(xs, key=crossing))
     below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
     reach = -math.inf
