@@ -477,6 +477,38 @@ def test_a_smaller_bold_style_used_as_the_headings_throughout_is_headings() -> N
     assert any("Shooting\n\nThe shooting phase" in u.text for u in result.units)
 
 
+def test_two_small_bold_headings_under_a_page_title_are_headings() -> None:
+    """A printed web page with a title and only two h5 sections: without
+    them the page would be one unit, so the small bold style used twice, each
+    time as a heading, is taken. A book with headings of its own does not
+    need it, and its small bold style used twice stays text."""
+    size = BODY_SIZE * 0.83
+
+    def page(*, chapters: bool) -> Book:
+        b = Book(header="", page_numbers=False)
+        b.new_page()
+        b.heading("2 System", size=BODY_SIZE * 1.6)
+        b.para("This section covers the map and the basic game loop of every game.")
+        for name in ("Map", "Game Loop"):
+            if chapters:
+                b.heading(f"Part {name}")
+            b.heading(name, size=size)
+            b.para(f"The {name.lower()} is described here and each player follows it in turn.")
+        return b
+
+    result = read_pdf(page(chapters=False).pdf())
+    assert [u.rule_id for u in result.units] == ["system", "system/map", "system/game-loop"]
+    assert unit(result, "system/map").text.startswith("The map is described here")
+
+    result = read_pdf(page(chapters=True).pdf())
+    assert [u.rule_id for u in result.units] == [
+        "system",
+        "system/part-map",
+        "system/part-game-loop",
+    ]
+    assert unit(result, "system/part-map").text.startswith("Map\nThe map is described")
+
+
 def test_a_bold_total_row_stays_in_its_table() -> None:
     b = Book(header="", page_numbers=False)
     b.new_page()

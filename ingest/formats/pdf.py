@@ -30,7 +30,8 @@ PDFium gives every character with its font size, weight and box. From those:
    entirely in bold at the body's left margin, or opening with a dotted
    number ("3.2 Movement"), is a heading; so is a smaller bold style that the
    document uses only as lines alone before body text, again and again (a
-   browser prints an h5 at 0.83 of the body). Heading styles (size, weight,
+   browser prints an h5 at 0.83 of the body), or just twice where the
+   document has no other heading but its title. Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
 6. **Paragraphs**: a line that runs to the right margin continues on the
@@ -73,7 +74,7 @@ BOLD_HEADING_SIZE = 0.95
 # (``_small_bold_styles``): down to this share, and only for a style used at
 # least this often, each time alone at the margin with body text after it.
 SMALL_BOLD_SIZE = 0.8
-SMALL_BOLD_REPEATS = 3
+SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
@@ -722,9 +723,7 @@ def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
             across = spans >= 2 and not (
                 len(head.cells) == 2 and _tight_pair(ln, head.x0, head.cells[1][0], head.x1)
             )
-            if one_cell and (
-                across or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)
-            ):
+            if one_cell and (across or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)):
                 break
             bands.append([ln])
         end += 1
@@ -922,20 +921,32 @@ def _heading_styles(
     longer document is the covers' (title, publisher), not a heading level.
     """
     body = _body_size(pages)
-    small_bold = _small_bold_styles(pages, body)
-    used_on: dict[_Style, set[int]] = {}
-    for page in pages:
-        margins = _margins(page)
-        for ln in page.lines:
-            if _is_heading(ln, body, margins, small_bold):
-                used_on.setdefault(_style(ln), set()).add(page.number)
     covers = {1, len(pages)}
-    cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
-    ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
+    for repeats in (SMALL_BOLD_REPEATS, 2):
+        # Twice, the second time only when the first finds at most one
+        # heading line (none, or a page's title over all of it): the text
+        # would be one unit or plain sections, so a small bold style used just
+        # twice, each time as a heading is (a printed web page with two h5
+        # sections), is better evidence than none.
+        small_bold = _small_bold_styles(pages, body, repeats)
+        used_on: dict[_Style, set[int]] = {}
+        lines_in: Counter[_Style] = Counter()
+        for page in pages:
+            margins = _margins(page)
+            for ln in page.lines:
+                if _is_heading(ln, body, margins, small_bold):
+                    used_on.setdefault(_style(ln), set()).add(page.number)
+                    lines_in[_style(ln)] += 1
+        cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
+        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
+        if sum(lines_in[s] for s in ranked) > 1:
+            break
     return body, {s: i + 1 for i, s in enumerate(ranked)}, cover, small_bold
 
 
-def _small_bold_styles(pages: list[_Page], body: float) -> frozenset[_Style]:
+def _small_bold_styles(
+    pages: list[_Page], body: float, repeats: int = SMALL_BOLD_REPEATS
+) -> frozenset[_Style]:
     """Bold styles set smaller than ``BOLD_HEADING_SIZE`` that this document
     uses as headings: a browser prints an h5 at 0.83 of the body.
 
@@ -967,7 +978,7 @@ def _small_bold_styles(pages: list[_Page], body: float) -> frozenset[_Style]:
                 uses[_style(ln)] += 1
             else:
                 spoilt.add(_style(ln))
-    return frozenset(s for s, n in uses.items() if n >= SMALL_BOLD_REPEATS and s not in spoilt)
+    return frozenset(s for s, n in uses.items() if n >= repeats and s not in spoilt)
 
 
 def _style(ln: _Line) -> _Style:
