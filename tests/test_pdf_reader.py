@@ -509,6 +509,23 @@ def test_two_small_bold_headings_under_a_page_title_are_headings() -> None:
     assert unit(result, "system/part-map").text.startswith("Map\nThe map is described")
 
 
+def test_a_small_bold_label_used_again_is_no_heading() -> None:
+    """Headings name different sections; a label says the same again. Two
+    small bold "Example" lines on a page with only its title as a heading stay
+    text of their rules, and so do three."""
+    for uses in (2, 3):
+        b = Book(header="", page_numbers=False)
+        b.new_page()
+        b.heading("Quick Reference", size=BODY_SIZE * 1.6)
+        for rule in ("Shooting", "Charging", "Morale")[:uses]:
+            b.para(f"{rule}: every unit may do this once in each of its turns, as below.")
+            b.heading("Example", size=BODY_SIZE * 0.83)
+            b.para(f"A unit of ten riflemen does this in its turn: {rule.lower()} as shown.")
+        result = read_pdf(b.pdf())
+        assert [u.rule_id for u in result.units] == ["quick-reference"], uses
+        assert unit(result, "quick-reference").text.count("Example") == uses
+
+
 def test_a_bold_total_row_stays_in_its_table() -> None:
     b = Book(header="", page_numbers=False)
     b.new_page()
@@ -612,6 +629,51 @@ def test_a_printed_web_pages_menus_are_dropped_and_its_introduction_kept() -> No
     text = "\n".join(u.text for u in result.units)
     assert "Downloads" not in text and "[Home]" not in text
     assert f"{ref[-1]} (see Falling Back)." in unit(result, "running").text
+
+
+def test_links_that_are_the_rules_own_text_are_kept() -> None:
+    """Not every line of links is navigation: a list the text introduces
+    ("has these special rules:"), a sentence made one link, and a page a
+    link box covers whole (a card a web page links as a block) are the
+    rules' text; and a page's introduction that ends in a wrapped
+    cross-reference keeps it, and so stays an introduction."""
+    b = Book(header="", page_numbers=False)
+    for n, chapter in enumerate(("Harpy", "Marsh Hound", "Drowned Spirit", "Warden"), start=1):
+        b.new_page()
+        if n == 1:
+            b.heading("Monsters", size=BODY_SIZE * 1.8)
+            b._line(
+                MARGIN,
+                "Monsters join a warband as described in the chapter on warbands",
+                BODY_FONT,
+                BODY_SIZE,
+            )
+            b.y -= LEADING
+            linked_line(b, ["(see", "Mustering)."], gap=stringWidth(" ", BODY_FONT, BODY_SIZE))
+            b.y -= LEADING + 6
+        b.heading(chapter)
+        b.lines([f"A {chapter} has these special rules:"])
+        linked_line(b, ["Flying"])
+        b.y -= LEADING
+        linked_line(b, ["Terror"])
+        b.y -= LEADING + 6
+        linked_line(
+            b,
+            ["It", "never", "carries", "a", "lantern."],
+            gap=stringWidth(" ", BODY_FONT, BODY_SIZE),
+        )
+        b.y -= LEADING + 6
+        if n == 4:  # the whole page inside one link
+            b.canvas.linkURL("https://example.org/warden", (0, 0, PAGE_W, PAGE_H), relative=0)
+            b.para(f"A Warden guards the lantern. {FILLER}")
+    result = read_pdf(b.pdf())
+    assert "navigation links" not in result.dropped
+    intro = result.units[0]
+    assert intro.text.endswith("chapter on warbands (see Mustering).")
+    for rule_id in ("harpy", "marsh-hound", "drowned-spirit", "warden"):
+        text = " ".join(unit(result, rule_id).text.split())
+        assert "special rules: Flying Terror It never carries a lantern." in text
+    assert "A Warden guards the lantern." in unit(result, "warden").text
 
 
 def test_plain_sections_of_a_pdf_with_no_headings_carry_their_pages() -> None:

@@ -17,7 +17,9 @@ PDFium gives every character with its font size, weight and box. From those:
    increasing page numbers), and a short cover page; so are lines whose
    every word lies in one of the page's links, standing as a block of their
    own (a printed web page's menus, link bars and "[Edit]" links), but not a
-   cross-reference that finishes the sentence before it.
+   cross-reference that finishes the sentence before it, a sentence made
+   one link, a list of links a line of text introduces ("...: "), or text
+   inside a link box taller than a line (a card linked as a block).
 4. **Tables**: a run of lines set in the same columns (cells set apart by
    gaps of about an em) is rebuilt as one line per row, cells joined by
    " | " as the HTML and Markdown readers write them: a row of short cells
@@ -220,13 +222,17 @@ def _page_lines(page: Any, number: int) -> _Page:
                 words[-1].append(c)
         word_boxes = tuple(_box(w) for w in words if w)
         # By each word's middle: a list's number ("1" in "1Introduction") is
-        # set beside its link, and brackets and bars between links.
+        # set beside its link, and brackets and bars between links. Only a
+        # link about a line high counts: a box around whole paragraphs (a
+        # page made one link, a card a web page links as a block) is no menu.
         inked = [w for w in words if any(c[0].isalnum() for c in w)]
-        linked = bool(inked and links) and all(
+        line_high = 2.5 * max((c[1] for c in visible), default=0.0)
+        boxes_here = [r for r in links if r[3] - r[1] <= line_high]
+        linked = bool(inked and boxes_here) and all(
             any(
                 x0 <= (w[0][3] + w[-1][4]) / 2 <= x1
                 and y0 <= (min(c[5] for c in w) + max(c[6] for c in w)) / 2 <= y1
-                for x0, y0, x1, y1 in links
+                for x0, y0, x1, y1 in boxes_here
             )
             for w in inked
         )
@@ -538,13 +544,15 @@ def _tight_pair(ln: _Line, h0: float, k0: float, right: float) -> bool:
     enough for its widest cell, so that cell's row has only the cell padding
     between its two cells, less than a wide gap. Such a row starts where the
     first column does, has a word that starts where the second column does
-    (after a space), ends within the table's width and ends no sentence."""
+    (to a tenth of an em: a browser lines its columns up exactly, a line of
+    prose has a word there only by chance), ends within the table's width
+    and ends no sentence."""
     size = ln.size
     return (
         abs(ln.x0 - h0) <= 0.25 * size
-        and any(abs(w[0] - k0) <= 0.25 * size for w in ln.words[1:])
+        and any(abs(w[0] - k0) <= 0.1 * size for w in ln.words[1:])
         and ln.x1 <= right + size
-        and not ln.text.endswith((".", ":", ";", ","))
+        and not ln.text.endswith((".", ":", ";", ",", "!", "?"))
     )
 
 
@@ -951,12 +959,14 @@ def _small_bold_styles(
     uses as headings: a browser prints an h5 at 0.83 of the body.
 
     Learned from the document, not from sizes alone: a style qualifies only if
-    it recurs (``SMALL_BOLD_REPEATS``) and every line in it is a short line
-    alone at the margin, with a line of regular body text after it. A bold
-    caption or label used once, or a small bold style that also sets table
-    cells, run-in labels or whole paragraphs, stays text.
+    it recurs (``repeats`` lines, each saying something else: headings name
+    different sections, a label says the same again) and every line in it is
+    a short line alone at the margin, with a line of regular body text after
+    it. A bold caption or label used once, a label used again and again
+    ("Example", "Designer's Note"), or a small bold style that also sets
+    table cells, run-in labels or whole paragraphs, stays text.
     """
-    uses: Counter[_Style] = Counter()
+    uses: dict[_Style, set[str]] = {}
     spoilt: set[_Style] = set()
     for page in pages:
         margins = _margins(page)
@@ -975,10 +985,10 @@ def _small_bold_styles(
             )
             followed = after is None or (abs(after.size - body) <= 0.5 and not after.bold)
             if alone and followed:
-                uses[_style(ln)] += 1
+                uses.setdefault(_style(ln), set()).add(ln.text.casefold())
             else:
                 spoilt.add(_style(ln))
-    return frozenset(s for s, n in uses.items() if n >= repeats and s not in spoilt)
+    return frozenset(s for s, texts in uses.items() if len(texts) >= repeats and s not in spoilt)
 
 
 def _style(ln: _Line) -> _Style:
@@ -1079,8 +1089,9 @@ def outline_of(data: bytes, name: str) -> Outline:
 
     first_heading_page = 0
     cover: list[_Line] = []
-    kept: _Line | None = None  # the last line kept as text
+    kept: _Line | None = None  # the last line kept as text (since the last heading)
     table_head: _Line | None = None  # the first row of the table ``kept`` is in
+    listed = False  # ``kept`` is a linked line kept as a list its text introduced
     for page in pages:
         margins = _margins(page)
         right = _right_edges(page)
@@ -1101,13 +1112,20 @@ def outline_of(data: bytes, name: str) -> Outline:
             after = page.lines[i + 1] if i + 1 < len(page.lines) else None
             if after is not None and _is_heading(after, body, margins, small_bold):
                 after = None  # a heading is a block of its own: nothing runs into it
-            before = None if menu or not para else para[-1]
-            menu = _is_menu(ln, before, after, margins, right)
+            # The text a line may run on from: the paragraph it would join, or
+            # the title block it would (no paragraph is open over a page break
+            # unless mid-sentence).
+            before = para[-1] if para else cover[-1] if cover and not first_heading_page else None
+            # Links a line of text introduces ("has these special rules:")
+            # are its list, and so is each linked line after them.
+            listed = kept is not None and (kept.text.endswith(":") or (listed and kept.linked))
+            menu = not listed and _is_menu(ln, None if menu else before, after, margins, right)
             if menu:
                 outline.dropped["navigation links"] += 1
                 continue
             if not first_heading_page and ln.page == 1 and len(pages) > 3:
                 cover.append(ln)
+                kept = ln
                 continue
             if ln.row and kept is not None and kept.row:
                 # A table carried over a page break: a browser or a long-table
@@ -1155,8 +1173,9 @@ def _is_menu(
     ("[Last Section][Home][Next Section]") or a heading's "[Edit]" link, which
     a printed web page keeps: dropped. Not one that runs on from the text
     ``before`` it or into the text ``after`` it: a cross-reference wrapped
-    onto a line of its own ("(6.3).") is part of its sentence."""
-    if not ln.linked or ln.row:
+    onto a line of its own ("(6.3).") is part of its sentence; nor one that
+    ends a sentence (a sentence made one link)."""
+    if not ln.linked or ln.row or ln.text.endswith((".", "!", "?")):
         return False
     runs_on = before is not None and not _starts_block(before, ln, margins, right)
     runs_into = (
