@@ -47,9 +47,17 @@ from ruleslawyer.records import Verdict
 
 # Beside the prompt templates, in the installed package as in a checkout.
 CALIBRATION_FILE = Path(str(resources.files("ruleslawyer.prompts"))) / "calibration.toml"
-_AUX = r"(?:can|could|does|do|did|is|are|was|were|may|might|must|should|will|would|has|have|had|am|shall)"
+# An auxiliary opens a yes/no question, negated too ("Doesn't that mean...",
+# "isn't it?"); a wh-word opens an open one.
+_AUX = (
+    r"(?:(?:can|could|does|do|did|is|are|was|were|may|might|must|should|will|would|has"
+    r"|have|had|am|shall)(?:n't|nt)?|can't|cannot|won't|ain't)"
+)
 _WH = r"(?:what|whats|what's|how|which|who|whom|whose|when|where|why)"
-_CONDITION = r"when|if|once|after|while|before|what if|whats if|what's if"
+_CONDITION = r"(?:when|if|once|after|while|before|what if|whats if|what's if)"
+# Clauses of a question sentence: where a tag ("..., right?") or a second
+# question ("... or what happens?") starts.
+_CLAUSE = r"[,;:\-\u2013\u2014]+|\band\b|\bbut\b|\bso\b|\bor\b|\bthen\b"
 _NEG_RULE = re.compile(
     r"\b(?:cannot|can't|can not|not|never|no|unless|except|instead|lost|fails?|excluding)\b", re.I
 )
@@ -59,12 +67,48 @@ NO_RULE = "(no rule given)"
 
 
 def is_yes_no(question: str) -> bool:
-    """True for questions a yes or a no answers ("Can a unit...", "..., can it shoot?").
+    """True for questions a yes or a no answers ("Can a unit...", "..., can it
+    shoot?", "cav can't go on overwatch, right?", "...in the same activation.
+    legal?", "so only one unit at a time can be on a bridge?").
 
-    A leading condition ("When my unit retreats, can it...", "What if it fell
-    back - is it...") does not make a question open: the clauses after it decide.
+    Players ask yes/no questions as statements with a question mark, with a
+    tag ("right?", "isn't it?", "yeah?") or after a situation, as often as
+    with an auxiliary up front. So a question that ends in "?" is a yes/no
+    question unless one of its question sentences asks a wh-question: a
+    clause that opens with a wh-word ("how far...", "or what happens?"), or
+    has "what", "how" or "why" inside it ("my ship moves how far?", "whats
+    the least distance"). A leading condition ("when my unit retreats, can
+    it...", "if I roll a 1 does it still hit?") is no wh-question; "when can
+    I..." is. Without a "?", an auxiliary opening a clause decides.
     """
-    q = question.strip().lower()
+    q = " ".join(question.strip().lower().split())
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", q) if s.strip()]
+    asked = [s for s in sentences if s.endswith("?")]
+    if not asked:
+        return _opens_with_auxiliary(q)
+    clauses = [c.strip(" ?") for s in asked for c in re.split(_CLAUSE, s) if c.strip(" ?")]
+    if len(sentences) == 1 and len(clauses) == 1 and len(clauses[0].split()) <= 3:
+        # A few words alone, typed like a search ("Charge distance?"): a yes/no
+        # question only with an auxiliary ("Can I charge?"); a tag ("legal?")
+        # follows a statement.
+        return _opens_with_auxiliary(q)
+    return bool(clauses) and not any(_asks_wh(c) for c in clauses)
+
+
+def _asks_wh(clause: str) -> bool:
+    """Does a clause ask a wh-question (not state a condition: "when it moves")?"""
+    if re.search(r"\b(?:what|whats|what's|how|why)\b", clause[1:]):
+        return True  # inside the clause: "my ship moves how far", "whats the least"
+    if not re.match(rf"{_WH}\b", clause):
+        return False
+    if re.match(rf"{_CONDITION}\b", clause):  # a condition, unless it asks: "when can I..."
+        return bool(re.match(rf"(?:when|once|after|before|while)\s+{_AUX}\b", clause))
+    return True
+
+
+def _opens_with_auxiliary(q: str) -> bool:
+    """The rule for a question written without a "?": an auxiliary opens one of
+    its clauses, after any leading condition, and no wh-word opens it."""
     clauses = [
         c.strip()
         for c in re.split(r"[,;:?!.\-\u2013\u2014]+|\band\b|\bbut\b|\bso\b", q)
@@ -72,7 +116,7 @@ def is_yes_no(question: str) -> bool:
     ]
     if not clauses:
         return False
-    if re.match(rf"(?:{_CONDITION})\b", clauses[0]):
+    if re.match(rf"{_CONDITION}\b", clauses[0]):
         return any(re.match(rf"{_AUX}\b", c) for c in clauses[1:])
     if re.match(rf"{_WH}\b", clauses[0]) or (
         len(clauses) > 1 and re.match(rf"{_WH}\b", clauses[-1])

@@ -219,6 +219,39 @@ def test_yes_no_detection() -> None:
     assert not is_yes_no("What does Redeploy do?")
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "cav can't go on overwatch, right?",  # a tag
+        "that's still a crit wound isn't it?",
+        "ties go to the attacker don't they?",
+        "want to fire it in the same activation. legal?",  # a tag as its own sentence
+        "so only one unit at a time can be on a bridge?",  # a statement asked
+        "Doesn't that mean they're at half-strength now?",  # a negated auxiliary
+        "if I roll a 1 does it still hit?",  # a condition, then the question
+        "when the enemy shoots them later do they get the light cover -1?",
+        "My guys charged. In that first round do they get the bonus?",
+    ],
+)
+def test_yes_no_questions_as_players_ask_them(question: str) -> None:
+    assert is_yes_no(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When can a model use an Any Time ability?",  # "when" asks
+        "is the sloop mine now or what happens?",  # a second, open question
+        "under full sail whats the least distance my ship can move?",  # wh inside
+        "how close must I be? does it matter if I'm on a hill?",  # one of two asks wh
+        "Charge distance?",  # a few words typed like a search
+        "Tell me how charging works",
+    ],
+)
+def test_open_questions_as_players_ask_them(question: str) -> None:
+    assert not is_yes_no(question)
+
+
 def test_verdict_operating_point() -> None:
     cal = Calibration(confidence=0.7)
     assert decide(0.9, cal) == "yes" and decide(0.1, cal) == "no" and decide(0.6, cal) == "quote"
