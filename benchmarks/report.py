@@ -40,6 +40,8 @@ ROWS = (
     ("fully_correct_rate", "fully correct"),
     ("latency_p50_ms", "latency p50 ms"),
     ("latency_open_p50_ms", "p50 ms, open answered"),
+    ("explanations", "explanations shown"),
+    ("explanation_fact_rate", "explanations with a fact"),
 )
 
 

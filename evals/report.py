@@ -55,9 +55,19 @@ METRIC_LABELS: dict[str, str] = {
     "latency_p50_ms": "latency p50 ms",
     "latency_p95_ms": "latency p95 ms",
     "latency_open_p50_ms": "latency p50 ms, open answered",
+    "explanations": "explanations shown",
+    "explanation_fact_rate": "explanations stating a fact",
 }
 
-_COUNTS = {"n", "answerable", "unanswerable", "errors", "citations_total", "citations_invalid"}
+_COUNTS = {
+    "n",
+    "answerable",
+    "unanswerable",
+    "errors",
+    "citations_total",
+    "citations_invalid",
+    "explanations",
+}
 _MS = {"latency_p50_ms", "latency_p95_ms", "latency_open_p50_ms"}
 LOWER_IS_BETTER = frozenset(
     {

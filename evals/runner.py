@@ -58,6 +58,17 @@ class AnswerService(Protocol):
     def describe(self) -> dict[str, Any]: ...  # model name and settings for the report
 
 
+# Fields a report written before they existed may lack; they keep their defaults.
+OPTIONAL_RESULT_FIELDS = (
+    "answer",
+    "error",
+    "verdict_source",
+    "p_yes",
+    "explanation",
+    "explanation_holds_fact",
+)
+
+
 @dataclass(frozen=True)
 class QuestionResult:
     """How one question was answered and scored."""
@@ -87,6 +98,10 @@ class QuestionResult:
     error: str = ""
     verdict_source: str = ""  # "faq" | "model" | ""
     p_yes: float | None = None  # the model's probability of "yes", when it was asked
+    explanation: str = ""  # the model's explanation shown, "" when none
+    # Whether the explanation states one of the expected facts (None: no
+    # explanation, or an answerable question with no facts to check it by).
+    explanation_holds_fact: bool | None = None
 
     @property
     def verdict_correct(self) -> bool | None:
@@ -115,7 +130,7 @@ class QuestionResult:
         kwargs: dict[str, Any] = {}
         for f in fields(cls):
             if f.name not in d:
-                if f.name in ("answer", "error", "verdict_source", "p_yes"):
+                if f.name in OPTIONAL_RESULT_FIELDS:
                     continue
                 raise KeyError(f.name)
             v = d[f.name]
@@ -154,6 +169,11 @@ class Metrics:
     # Open questions answered: the ones the model explains, so the wait for an
     # explanation (a yes/no question with no earnable verdict takes no model call).
     latency_open_p50_ms: float | None = None
+    # Answers shown with a model explanation, and the share of those (on
+    # questions with facts, or none to find) that state an expected fact: a
+    # lower bound on how often the explanation a player reads first is right.
+    explanations: int | None = None
+    explanation_fact_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -284,7 +304,19 @@ def score_answer(
         answer=answer.answer,
         verdict_source=answer.verdict_source,
         p_yes=answer.p_yes,
+        explanation=answer.explanation,
+        explanation_holds_fact=_holds_fact(item, answer.explanation),
     )
+
+
+def _holds_fact(item: EvalItem, explanation: str) -> bool | None:
+    """Does the explanation state an expected fact? An explanation of a question
+    the rules do not answer states none (whatever it says was not in them)."""
+    if not explanation or (not item.unanswerable and not item.expected_facts):
+        return None
+    if item.unanswerable:
+        return False
+    return len(m.missing_facts(item.expected_facts, explanation)) < len(item.expected_facts)
 
 
 def error_result(item: EvalItem, error: str, latency_ms: float) -> QuestionResult:
@@ -368,6 +400,10 @@ def compute_metrics(results: Sequence[QuestionResult]) -> Metrics:
                 if not r.abstained and not r.error and not is_yes_no(r.question)
             ],
             50,
+        ),
+        explanations=sum(1 for r in results if r.explanation),
+        explanation_fact_rate=_rate(
+            [r.explanation_holds_fact for r in results if r.explanation_holds_fact is not None]
         ),
     )
 

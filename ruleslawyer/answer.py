@@ -245,6 +245,7 @@ class Answerer:
             confidence,
             source,
             p_yes,
+            explanation,
         )
 
     def _answerable(

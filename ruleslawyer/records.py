@@ -293,6 +293,9 @@ class Answer:
     # The model's probability of "yes", when it was asked (also when below the floor),
     # so an eval can draw the precision/coverage curve of its verdicts.
     p_yes: float | None = None
+    # The model's explanation as shown at the head of ``answer`` ("" when none
+    # was generated or it failed the checks), so an eval can judge it alone.
+    explanation: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -306,6 +309,7 @@ class Answer:
             "model": self.model,
             "confidence": None if self.confidence is None else round(self.confidence, 4),
             "p_yes": None if self.p_yes is None else round(self.p_yes, 4),
+            "explanation": self.explanation,
             "notes": list(self.notes),
             "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()},
         }

@@ -465,3 +465,38 @@ def test_the_quote_without_a_verdict_is_a_complete_answer() -> None:
     metrics = compute_metrics([r_quote, r_wrong])
     assert metrics.verdict_coverage == 0.5 and metrics.wrong_verdict_rate == 0.5
     assert metrics.verdict_precision == 0.0
+
+
+def test_explanations_are_judged_by_the_facts_they_state() -> None:
+    """An explanation that states an expected fact counts for it; one that
+    states none, or explains a question the rules do not answer, counts
+    against it; one on a question with no facts to check it by is left out.
+    The quote shown beside it does not count: the explanation is judged alone."""
+    from dataclasses import replace
+
+    cite = [(U_LANCE, "add 1 to the Wound roll")]
+
+    def explained(i: EvalItem, explanation: str) -> Any:
+        a = replace(answer(i.question, "answer", "...", cite, [U_LANCE]), explanation=explanation)
+        return score_answer(i, a, FakeService(), 1.0)
+
+    right = explained(item("a", "40k", "n/a", ("add 1",), ("24.21",)), "You add 1 to it.")
+    wrong = explained(item("b", "40k", "n/a", ("add 1",), ("24.21",)), "You add 2 to it.")
+    invented = explained(item("c", "40k", "n/a", unanswerable=True), "You add 1 to it.")
+    unchecked = explained(item("d", "40k", "n/a", (), ("24.21",)), "You add 1 to it.")
+    plain = score_answer(
+        item("e", "40k", "n/a", ("add 1",)),
+        answer("question e?", "answer", "...", cite, []),
+        FakeService(),
+        1.0,
+    )
+    assert [r.explanation_holds_fact for r in (right, wrong, invented, unchecked, plain)] == [
+        True,
+        False,
+        False,
+        None,
+        None,
+    ]
+    metrics = compute_metrics([right, wrong, invented, unchecked, plain])
+    assert metrics.explanations == 4
+    assert metrics.explanation_fact_rate == pytest.approx(1 / 3)
