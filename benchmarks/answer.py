@@ -20,7 +20,7 @@ from ruleslawyer.service import RulesService
 
 
 def run(dataset: Path = DEV, repeat: int = 1, no_llm: bool = False) -> dict[str, Any]:
-    service = RulesService(settings_for(llm="none") if no_llm else settings_for())
+    service = RulesService(settings_for(llm="none") if no_llm else settings_for(explain=True))
     service.ingest()
     questions = [q.question for q in items(dataset)]
     service.ask(questions[0])  # warm: embedder, index, model loaded

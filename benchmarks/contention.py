@@ -46,7 +46,8 @@ def _batch_file(n: int) -> Path:
 
 
 def _env(overrides: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ, RULESLAWYER_AUTO_SERVE="0")
+    # Explained answers: what makes two processes contend for the cores.
+    env = dict(os.environ, RULESLAWYER_AUTO_SERVE="0", RULESLAWYER_EXPLAIN="1")
     for k, v in overrides.items():
         if v:
             env[k] = v

@@ -93,6 +93,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--model", type=Path)
     ap.add_argument("--llm-url")
     ap.add_argument("--given-game", action="store_true")
+    ap.add_argument(
+        "--explain",
+        action="store_true",
+        help="have the model explain open questions even where its entry in "
+        "prompts/explanations.toml turns that off (to measure the explanations)",
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     llm: dict[str, Any] = {}
@@ -104,6 +110,8 @@ def main(argv: list[str] | None = None) -> None:
         llm = {"llm": "llama_cpp", "model_path": args.model}
     elif args.default_model:
         llm = {"llm": "llama_cpp", "default_model": args.default_model}
+    if args.explain:
+        llm["explain"] = True
     splits = [s for s in args.splits.split(",") if s]
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:

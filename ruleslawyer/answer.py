@@ -29,6 +29,8 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ruleslawyer.answerable import AnswerCheck, reading
@@ -53,9 +55,12 @@ from ruleslawyer.verdict import (
     faq_answer,
     features,
     is_yes_no,
+    model_entry,
     probability_yes,
 )
 
+# Beside the prompt templates, in the installed package as in a checkout.
+EXPLANATIONS_FILE = Path(str(resources.files("ruleslawyer.prompts"))) / "explanations.toml"
 SECONDARY_SHARE = 0.8
 PROMPT_QUOTE_CHARS = 450  # a second rule is cited when its best sentence scores this close
 
@@ -100,6 +105,14 @@ class AnswerStream:
             self.emitted = len(text)
 
 
+def explains(model_name: str, path: Path = EXPLANATIONS_FILE) -> bool:
+    """Whether the model called ``model_name`` writes explanations: not where
+    they were measured mostly wrong (``prompts/explanations.toml``); yes for a
+    model not measured there, which the player chose."""
+    entry = model_entry(path, model_name)
+    return True if entry is None else bool(entry.get("enabled", True))
+
+
 class Answerer:
     def __init__(
         self,
@@ -109,8 +122,11 @@ class Answerer:
         game_names: dict[str, str] | None = None,
         faq_match: FaqMatch | None = None,
         check: AnswerCheck | None = None,
+        explain: bool | None = None,
     ) -> None:
         self.llm = llm
+        # None: as measured for the model; a setting forces it either way.
+        self.explains = explain if explain is not None else bool(llm and explains(llm.name))
         self.check = check or AnswerCheck()
         self.picker = picker
         self.game_names = game_names or {}
@@ -192,7 +208,7 @@ class Answerer:
         raw, gen_note = "", ""
         t_generate = time.perf_counter()
         earnable = not yes_no or bool(source) or calibrated
-        if llm is not None and opts.generate and earnable:
+        if llm is not None and opts.generate and earnable and self.explains:
             raw, gen_note = self._generate(llm, question, search, evidence, opts, on_text)
         timings["generate"] = _ms(t_generate)
 

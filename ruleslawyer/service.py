@@ -419,7 +419,9 @@ class RulesService:
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
                 names = {g.slug: g.display for g in self.games()}
-                self._answerer = Answerer(llm, picker, cal, names, check=check)
+                self._answerer = Answerer(
+                    llm, picker, cal, names, check=check, explain=self.settings.explain
+                )
             return self._answerer
 
     def _measured(self, llm: Any) -> tuple[Any, Any]:
@@ -432,6 +434,13 @@ class RulesService:
             Calibration.for_model(llm.name) if llm is not None else Calibration()
         )
         return cal, AnswerCheck.for_model(llm.name) if llm is not None else None
+
+    def _explains(self, llm: Any) -> bool:
+        """Whether open questions get the model's explanation (as measured for
+        the model, unless the settings say)."""
+        from ruleslawyer.answer import explains
+
+        return self.settings.explain if self.settings.explain is not None else explains(llm.name)
 
     def _scores(self, llm: Any) -> bool:
         """Whether answers score prompts (a verdict or the answerability check)."""
@@ -460,6 +469,8 @@ class RulesService:
         if llm is None:
             return None
         scoring = self._scores(llm)
+        if not scoring and not self._explains(llm):
+            return None  # the model would never be asked anything
         if question is not None and is_yes_no(question) and not scoring:
             return None
 

@@ -58,6 +58,9 @@ class Settings:
     top_k: int = 5
     # None = the calibrated operating point; e.g. 0.55 trades coverage for precision
     verdict_confidence: float | None = None
+    # Open questions explained by the model: None = as measured for the model
+    # (prompts/explanations.toml), True/False to force it either way.
+    explain: bool | None = None
     max_question_chars: int = 2000
     # Real rulebook text is 0.1-2 MB; a bigger file is almost surely the wrong
     # file, and reading it whole would cost memory, so it is refused.
@@ -128,6 +131,8 @@ class Settings:
             values["llm_api_key"] = v
         if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
             values["max_rulebook_bytes"] = int(float(v) * 1024 * 1024)
+        if v := env.get("RULESLAWYER_EXPLAIN"):
+            values["explain"] = v.strip().lower() not in ("0", "false", "no", "off")
         if v := env.get("RULESLAWYER_VERDICT_CONFIDENCE"):
             values["verdict_confidence"] = float(v)
         if v := env.get("RULESLAWYER_THREADS"):

@@ -618,3 +618,36 @@ def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(
     out = capsys.readouterr().out
     assert out.count("30 Degrees 1 2") == 1
     assert out.rstrip().endswith("quoted above")
+
+
+def test_a_model_measured_to_explain_wrongly_explains_nothing(seeded_settings, tmp_path) -> None:
+    """A model whose entry in prompts/explanations.toml is disabled writes no
+    explanation of an open question either: the quote is the whole answer, no
+    generation runs, and the model is not even preloaded for it. A setting
+    (RULESLAWYER_EXPLAIN) forces it either way; a model with no entry explains."""
+    from ruleslawyer.answer import EXPLANATIONS_FILE, explains
+    from ruleslawyer.service import RulesService
+
+    assert explains("qwen2.5-0.5b (llama.cpp)") is False  # the shipped entry
+    assert explains("my-own-model.gguf") is True
+    table = tmp_path / "explanations.toml"
+    table.write_text('[models."fake"]\nenabled = false\n', encoding="utf-8")
+    assert explains("fake (deterministic)", table) is False and EXPLANATIONS_FILE.exists()
+
+    reply = json.dumps(
+        {"answer": "A battle-shocked unit cannot start an action at all.", "rule_id": "16.01"}
+    )
+    question = "What happens when a battle-shocked unit wants to start an action?"
+    for explain, streams in ((False, 0), (True, 1), (None, 1)):
+        llm = CountingLLM(responses=[reply])
+        service = RulesService(
+            replace(seeded_settings, explain=explain),
+            llm=llm,
+            calibration=Calibration(enabled=False),
+        )
+        answer = service.ask(question)
+        assert llm.streamed == streams, explain
+        assert (answer.explanation != "") == bool(streams), answer.answer
+        assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
+        assert (service.preload_llm(question) is None) == (not streams)
+        service.close()
