@@ -224,8 +224,8 @@ def _cli() -> list[str]:
 
 
 def _env(data_dir: Path, seeds_dir: Path | None = None) -> dict[str, str]:
-    # Explanations on whatever the model's entry says: these figures time the
-    # answer a player waits for when the model explains (prompts/explanations.toml).
+    # Explanations on, whatever the model's entry in prompts/explanations.toml
+    # says: these figures time the answer a player waits for when it explains.
     env = dict(
         os.environ, RULESLAWYER_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1", RULESLAWYER_EXPLAIN="1"
     )

@@ -419,9 +419,8 @@ class RulesService:
                 if self.settings.verdict_confidence is not None:
                     cal = replace(cal, confidence=self.settings.verdict_confidence)
                 names = {g.slug: g.display for g in self.games()}
-                self._answerer = Answerer(
-                    llm, picker, cal, names, check=check, explain=self.settings.explain
-                )
+                explain = self._explains(llm) if llm is not None else False
+                self._answerer = Answerer(llm, picker, cal, names, check=check, explain=explain)
             return self._answerer
 
     def _measured(self, llm: Any) -> tuple[Any, Any]:

@@ -132,14 +132,19 @@ class Settings:
         if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
             values["max_rulebook_bytes"] = int(float(v) * 1024 * 1024)
         if v := env.get("RULESLAWYER_EXPLAIN"):
-            values["explain"] = v.strip().lower() not in ("0", "false", "no", "off")
+            values["explain"] = _on(v)
         if v := env.get("RULESLAWYER_VERDICT_CONFIDENCE"):
             values["verdict_confidence"] = float(v)
         if v := env.get("RULESLAWYER_THREADS"):
             values["n_threads"] = int(v)
         if v := env.get("RULESLAWYER_AUTO_SERVE"):
-            values["auto_serve"] = v.strip().lower() not in ("0", "false", "no", "off")
+            values["auto_serve"] = _on(v)
         if v := env.get("RULESLAWYER_SERVE_IDLE"):
             values["serve_idle_s"] = float(v)
         settings = cls(**values)
         return settings.with_overrides(**overrides)
+
+
+def _on(value: str) -> bool:
+    """An environment flag: on unless it says 0, false, no or off."""
+    return value.strip().lower() not in ("0", "false", "no", "off")

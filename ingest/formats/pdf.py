@@ -728,9 +728,9 @@ def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
             ):
                 break
             spans = sum(1 for x0, x1, _ in head.cells if ln.x0 < x1 and ln.x1 > x0)
-            across = spans >= 2 and not (
-                len(head.cells) == 2 and _tight_pair(ln, head.x0, head.cells[1][0], head.x1)
-            )
+            # A two-cell table's lines were all checked by ``_aligned_pairs``:
+            # one of them across both columns is a tight row (``_tight_pair``).
+            across = spans >= 2 and len(head.cells) != 2
             if one_cell and (across or _LIST_ITEM.match(ln.text) or _DOTTED_HEADING.match(ln.text)):
                 break
             bands.append([ln])
