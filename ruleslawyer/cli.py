@@ -364,20 +364,28 @@ def search(
 
 # --- ask ----------------------------------------------------------------------
 def _llm_overrides(
-    model: Path | None, llm_url: str | None, no_llm: bool, default_model: str | None
+    model: Path | None,
+    llm_url: str | None,
+    no_llm: bool,
+    default_model: str | None,
+    explain: bool | None = None,
 ) -> dict[str, Any]:
     chosen = sum(bool(x) for x in (model, llm_url, no_llm))
     if chosen > 1:
         raise click.UsageError("choose one of --model, --llm-url and --no-llm")
     if no_llm:
+        if explain:
+            raise click.UsageError("--explain needs a model: drop --no-llm")
         return {"llm": "none"}
+    # Only when asked: None leaves the measured choice (and RULESLAWYER_EXPLAIN).
+    extra = {} if explain is None else {"explain": explain}
     if llm_url:
-        return {"llm": "openai", "llm_url": llm_url}
+        return {"llm": "openai", "llm_url": llm_url, **extra}
     if model:
-        return {"llm": "llama_cpp", "model_path": model}
+        return {"llm": "llama_cpp", "model_path": model, **extra}
     if default_model:
-        return {"llm": "llama_cpp", "default_model": default_model}
-    return {}
+        return {"llm": "llama_cpp", "default_model": default_model, **extra}
+    return extra
 
 
 def llm_options(f: Any) -> Any:
@@ -397,6 +405,13 @@ def llm_options(f: Any) -> Any:
         "--default-model",
         type=click.Choice(["qwen2.5-0.5b", "qwen2.5-1.5b", "smollm2-135m", "gemma3-270m"]),
         help="Which PyPI-shipped model to use.",
+    )(f)
+    f = click.option(
+        "--explain/--no-explain",
+        default=None,
+        help="Have the model explain open questions in a sentence, or not. By default "
+        "as measured for the model: the shipped models' explanations were mostly "
+        "wrong, so theirs are off; a model of your own or a server explains.",
     )(f)
     return f
 
@@ -432,6 +447,7 @@ def ask(
     llm_url: str | None,
     no_llm: bool,
     default_model: str | None,
+    explain: bool | None,
 ) -> None:
     """Answer a rules QUESTION, quoting and citing the rules it rests on.
 
@@ -444,7 +460,7 @@ def ask(
     always answers in this process and starts none; `ruleslawyer serve
     --stop` stops the background server.
     """
-    overrides = _llm_overrides(model, llm_url, no_llm, default_model)
+    overrides = _llm_overrides(model, llm_url, no_llm, default_model, explain)
     if batch is not None:
         if question:
             raise click.UsageError("give either QUESTION or --batch, not both")
@@ -541,14 +557,19 @@ def _ask_server(
 
 
 def _serve_args(overrides: dict[str, Any]) -> list[str]:
-    """The `serve` options that give a server the model these overrides ask for."""
+    """The `serve` options that give a server the model (and the explanations)
+    these overrides ask for."""
     if overrides.get("llm") == "openai":
-        return ["--llm-url", str(overrides["llm_url"])]
-    if overrides.get("model_path"):
-        return ["--model", str(overrides["model_path"])]
-    if overrides.get("default_model"):
-        return ["--default-model", str(overrides["default_model"])]
-    return []
+        args = ["--llm-url", str(overrides["llm_url"])]
+    elif overrides.get("model_path"):
+        args = ["--model", str(overrides["model_path"])]
+    elif overrides.get("default_model"):
+        args = ["--default-model", str(overrides["default_model"])]
+    else:
+        args = []
+    if overrides.get("explain") is not None:
+        args.append("--explain" if overrides["explain"] else "--no-explain")
+    return args
 
 
 def _process_age_ms() -> float:
@@ -631,6 +652,7 @@ def eval_cmd(
     llm_url: str | None,
     no_llm: bool,
     default_model: str | None,
+    explain: bool | None,
 ) -> None:
     """Run the answer-accuracy suite and write report.json, report.md and chart.png."""
     from ruleslawyer.evals.dataset import load_dataset
@@ -644,7 +666,7 @@ def eval_cmd(
     from ruleslawyer.evals.runner import run_eval
     from ruleslawyer.settings import PROJECT_ROOT
 
-    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model, explain))
     path = dataset or PROJECT_ROOT / "evals" / "datasets" / "dev.jsonl"
     corpus = _corpus_texts(service)
     items = load_dataset(path, corpus)
@@ -721,6 +743,7 @@ def serve(
     llm_url: str | None,
     no_llm: bool,
     default_model: str | None,
+    explain: bool | None,
 ) -> None:
     """Keep the models loaded so `ruleslawyer ask` answers in seconds.
 
@@ -740,7 +763,7 @@ def serve(
         else:
             click.echo(f"Stopped the ruleslawyer server (pid {stopped.pid}, port {stopped.port}).")
         return
-    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model, explain))
     server = Server(
         service, port, verbose=verbose, warm_up=not no_warm_up, idle_s=idle_timeout or None
     )
@@ -784,6 +807,7 @@ def ui(
     llm_url: str | None,
     no_llm: bool,
     default_model: str | None,
+    explain: bool | None,
 ) -> None:
     """Serve the chat page in your browser (http://127.0.0.1:7860 by default)."""
     from ruleslawyer.ui.app import launch
@@ -797,7 +821,7 @@ def ui(
             f"warning: serving on {host} without --auth: anyone on your network can use this page",
             err=True,
         )
-    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model))
+    service = ctx.service(**_llm_overrides(model, llm_url, no_llm, default_model, explain))
     launch(
         service,
         host=host,

@@ -96,6 +96,7 @@ class Settings:
                 self.llm_url,
                 self.llm_api_model,
                 self.verdict_confidence,
+                self.explain,
                 self.max_tokens,
                 self.top_k,
             )

@@ -270,3 +270,39 @@ def test_no_server_starts_none(seeded_settings: Any) -> None:
         assert done.returncode == 0, done.stderr
         assert starting_server(seeded_settings.data_dir) is None
         assert find_server(seeded_settings.data_dir) is None
+
+
+def test_explain_flag_is_part_of_the_answering_settings(
+    server: Server, cli_run: Any, seeded_settings: Any
+) -> None:
+    """--explain/--no-explain decides answers, so an ask asking for other
+    explanations than the running server's answers in-process, and a background
+    server started for it gets the same flag."""
+    from ruleslawyer.cli import _llm_overrides, _serve_args
+
+    open_question = "What happens when a battle-shocked unit wants to start an action?"
+    data = seeded_settings.data_dir
+    code, out, err = cli_run("ask", open_question, "--json", data_dir=data)
+    assert code == 0, err
+    assert answered(server) == 1  # the server runs with the model's own choice
+    for flag in ("--no-explain", "--explain"):
+        code, out, err = cli_run("ask", open_question, "--json", flag, data_dir=data)
+        assert code == 0, err
+        assert answered(server) == 1, flag  # answered here, not by the server
+        assert json.loads(out)["citations"][0]["rule_id"] == "16.01"
+    assert json.loads(out)["model"].startswith("fake")
+    code, _, err = cli_run("ask", open_question, "--no-llm", "--explain", data_dir=data)
+    assert code == 2 and "--explain needs a model" in err
+    assert _llm_overrides(None, None, False, None, False) == {"explain": False}
+    assert _llm_overrides(None, None, False, None, None) == {}
+    assert _serve_args({"default_model": "qwen2.5-1.5b", "explain": False}) == [
+        "--default-model",
+        "qwen2.5-1.5b",
+        "--no-explain",
+    ]
+    assert _serve_args({"llm": "openai", "llm_url": "http://h:1/v1", "explain": True}) == [
+        "--llm-url",
+        "http://h:1/v1",
+        "--explain",
+    ]
+    assert _serve_args({}) == []
