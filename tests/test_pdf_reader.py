@@ -12,6 +12,7 @@ test is about.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -1132,6 +1133,106 @@ def test_running_text_with_wide_word_gaps_is_not_a_table() -> None:
         "A model that leaves combat ends its activation: its next Move\n"
         "action is used up and the model stays where it is now."
     )
+
+
+def test_a_long_tables_rows_at_the_edges_of_its_pages_are_not_furniture() -> None:
+    """A table three pages long has rows at the head and foot of every page,
+    and rows that differ only in their numbers repeat there, digits aside,
+    like a running footer. They also repeat down the body of each page, which
+    a running header never does: every row is kept, and the real running
+    header and the page numbers still go."""
+    c_buf = io.BytesIO()
+    c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
+    n, drawn_in_zone = 0, 0
+    for page in range(1, 4):
+        c.setFont(BODY_FONT, 9)
+        c.drawCentredString(PAGE_W / 2, PAGE_H - 20, HEADER)
+        c.drawCentredString(PAGE_W / 2, 16, str(page))
+        y = PAGE_H - 40.0
+        if page == 1:
+            c.setFont("Helvetica-Bold", BODY_SIZE)
+            c.drawString(MARGIN, y, "Weapon Table")
+            y -= 2 * LEADING
+        while y > 30:
+            n += 1
+            c.setFont(BODY_FONT, BODY_SIZE)
+            for x, cell in (
+                (MARGIN, f"Weapon {n}"),
+                (200, f"{n % 7 + 1} AP"),
+                (300, f"Range {n + 10} dots"),
+            ):
+                c.drawString(x, y, cell)
+            drawn_in_zone += not 0.1 * PAGE_H < y < 0.9 * PAGE_H
+            y -= LEADING
+        c.showPage()
+    c.save()
+    assert drawn_in_zone >= 6 * 3  # the premise: rows in the top and bottom tenth of each page
+    result = read_pdf(c_buf.getvalue())
+    text = unit(result, "weapon-table").text
+    assert [int(x) for x in re.findall(r"Weapon (\d+)", text)] == list(range(1, n + 1))
+    assert HEADER not in "\n".join(u.text for u in result.units)
+    assert result.dropped["running headers and footers"] == 3
+    assert result.dropped["page numbers"] == 3
+
+
+def test_a_browsers_printed_header_and_footer_go_even_on_a_page_of_its_own() -> None:
+    """A browser prints the date, the page's title, its address and a page
+    counter ("1/1") above and below the text, smaller than it. One page shows
+    no repetition, but the counter giving this page of this many pages marks
+    the browser's size; a footnote in that size inside the text stays."""
+    c_buf = io.BytesIO()
+    c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
+    c.setFont(BODY_FONT, 8)
+    c.drawString(20, PAGE_H - 14, "12/5/26, 11:15 AM Armoury")
+    c.drawString(20, 10, "file:///home/player/armoury.html")
+    c.drawRightString(PAGE_W - 20, 10, "1/1")
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(MARGIN, PAGE_H - 40, "Armoury")
+    c.setFont(BODY_FONT, BODY_SIZE)
+    c.drawString(MARGIN, PAGE_H - 60, "A trooper reloads for 2 AP before firing again.")
+    c.setFont(BODY_FONT, 8)
+    c.drawString(MARGIN, PAGE_H - 74, "* A pistol reloads for 1/2 of that, rounded up.")
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(MARGIN, PAGE_H - 100, "Grenades")
+    c.setFont(BODY_FONT, BODY_SIZE)
+    c.drawString(MARGIN, PAGE_H - 120, "A grenade costs 3 AP to throw.")
+    for k, line in enumerate(wrap(FILLER * 4, TEXT_W)):  # the page's text, in the body size
+        c.drawString(MARGIN, PAGE_H - 134 - k * LEADING, line)
+    c.showPage()
+    c.save()
+    result = read_pdf(c_buf.getvalue())
+    text = "\n".join(u.text for u in result.units)
+    assert "file:" not in text and "11:15" not in text
+    assert "* A pistol reloads for 1/2 of that, rounded up." in text
+    assert unit(result, "grenades").text.startswith("A grenade costs 3 AP to throw.\nEvery rule")
+    assert result.dropped["running headers and footers"] == 2  # the date line and the address
+
+
+PRINTED = PROJECT_ROOT / "tests" / "fixtures" / "printed"
+
+
+def test_pdfiums_line_breaks_between_letters_are_not_lines() -> None:
+    """``tests/fixtures/printed/armoury.pdf`` is ``armoury.html`` printed by
+    headless Chromium: two pages, the second half of a 60-row table on the
+    second. PDFium puts a line break between most letters of its printed
+    footers; a break before a letter that goes on along the same baseline
+    is none, so the footer is one line again and goes as furniture with the
+    header, instead of "t", "m", "p" lines left in the last rule."""
+    import pypdfium2
+
+    data = (PRINTED / "armoury.pdf").read_bytes()
+    pdf = pypdfium2.PdfDocument(data)
+    try:
+        raw_lines = pdf[1].get_textpage().get_text_range().splitlines()
+    finally:
+        pdf.close()
+    assert sum(len(x.strip()) == 1 for x in raw_lines) >= 10  # the premise: letters alone
+    result = read_pdf(data, "armoury.pdf")
+    text = "\n".join(u.text for u in result.units)
+    assert "file:" not in text and "PM" not in text
+    assert [int(x) for x in re.findall(r"Weapon (\d+)", text)] == list(range(1, 61))
+    assert unit(result, "armoury/reloading").text == "A trooper reloads for 2 AP."
+    assert result.dropped["running headers and footers"] == 6
 
 
 # --- a real rulebook ------------------------------------------------------------------------------

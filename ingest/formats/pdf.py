@@ -13,7 +13,9 @@ PDFium gives every character with its font size, weight and box. From those:
    full-width table's row) divides the page, the columns above it first.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page that repeat (digits aside) on many pages (running headers and
-   footers), bare page numbers, a table-of-contents page (lines ending in
+   footers; never lines that also repeat down a page's body, a long table's
+   rows), a browser's printed date, title and address around a page counter
+   ("1/3"), even on one page, bare page numbers, a table-of-contents page (lines ending in
    increasing page numbers), and a short cover page; so are lines whose
    every word lies in one of the page's links, standing as a block of their
    own (a printed web page's menus, link bars and "[Edit]" links), but not a
@@ -58,6 +60,7 @@ import math
 import re
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,10 +83,13 @@ SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
+BREAK_GAP = 0.6  # ems: PDFium's line break before a character this close on its baseline is none
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
 )
+# "1/3", "Page 1 of 3" ending a margin line: a browser's page counter
+_PAGE_COUNTER = re.compile(r"(?:^|\s)(?:page\s+)?(\d{1,4})\s*(?:/|of)\s*(\d{1,4})$", re.I)
 _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
@@ -275,14 +281,21 @@ def _page_lines(page: Any, number: int) -> _Page:
                 weights_by_font[key] = 700 if flags.value & _FORCE_BOLD else 400
         return weights_by_font[key]
 
+    # PDFium's line breaks are its guess, and now and then it breaks between
+    # every two letters of a line (a browser's page header on one page of
+    # three: "f", "i", "l", "e"...). So a break is decided at the character
+    # after it: one that goes on along the same baseline, no farther than a
+    # wide space, continues the line (with a space where the gap is one).
+    broken = False
     for i in range(n):
         code = raw.FPDFText_GetUnicode(tp.raw, i)
         ch = chr(code) if code else ""
         if raw.FPDFText_IsHyphen(tp.raw, i):
+            broken = False
             close_line(hyphen=True)
             continue
         if ch in ("\r", "\n"):
-            close_line()
+            broken = True
             continue
         if not ch or code == 0xFFFE:
             continue
@@ -290,11 +303,25 @@ def _page_lines(page: Any, number: int) -> _Page:
         raw.FPDFText_GetCharOrigin(tp.raw, i, origin_x, origin_y)
         box = (left.value, right.value, bottom.value, top.value, origin_y.value)
         if ch.isspace():
-            chars.append((" ", 0.0, 0, *box))
+            if not broken:
+                chars.append((" ", 0.0, 0, *box))
             continue
         size = float(raw.FPDFText_GetFontSize(tp.raw, i))
         weight = weight_of(i)
         prev = next((c for c in reversed(chars) if c[0] != " "), None)
+        if broken:
+            broken = False
+            em = max(size, prev[1]) if prev is not None else size
+            gap = box[0] - prev[4] if prev is not None else 0.0
+            if (
+                prev is None
+                or abs(box[4] - prev[7]) > 0.2 * em
+                or not -0.3 * em <= gap <= BREAK_GAP * em
+            ):
+                close_line()
+                prev = None
+            elif gap > 0.15 * em:
+                chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:]))
         # A new baseline without a line break from PDFium: a new line. (Glyph
         # boxes would not do: a quote mark's box sits well above the baseline.)
         # A smaller jump is one too when the text also runs back to the left:
@@ -860,12 +887,24 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     pages. Only at the top: the foot of a page also holds small lines at a
     fixed height that are rules (a footnote, an example on a baseline grid).
     A heading or a body-size line is never dropped by its place.
+
+    With two pages, a line smaller than the body at the edge of both, the
+    same digits aside, is furniture too; so is, on any page, a margin line
+    in the size of a page counter that gives this page's number of the
+    document's pages ("1/3": a browser's printed header and footer). Never a line whose text (digits
+    aside) also repeats down the body of a page: that is content set in a
+    pattern, the rows of a table ("Weapon 34 5 AP Range 44 dots"), and a
+    long table's rows at the foot and head of each page would otherwise
+    repeat from page to page like a footer.
     """
     seen: Counter[str] = Counter()
     slots: Counter[tuple[Any, ...]] = Counter()
+    patterned: set[str] = set()
     for page in pages:
         seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
+        in_body = Counter(_furniture_key(ln.text) for ln in page.lines if not ln.zone)
+        patterned.update(key for key, n in in_body.items() if n >= 2)
     body = _body_size(pages)
     repeat = max(3, int(0.3 * len(pages)))
 
@@ -878,16 +917,58 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             and any(slots[slot] >= repeat for slot in _slots(ln))
         )
 
+    def on_every_page(ln: _Line) -> bool:
+        # Two pages are too few to tell a pattern by count, but a small line
+        # at the edge of both, the same digits aside, is a browser's printed
+        # header or footer (the date, the page's title, its address and "1/2").
+        return len(pages) == 2 and seen[_furniture_key(ln.text)] == 2 and ln.size < body - 0.5
+
+    def printed_by_browser(page: _Page) -> Callable[[_Line], bool]:
+        # A browser prints the page's date, title and address in the margins,
+        # above and below the text, with a page counter ("1/3") in one of them,
+        # in one size smaller than the text. The counter that is this page's
+        # number of the document's pages marks that size as the browser's,
+        # even on a page of its own; a line in it above or below all the text
+        # is the browser's (one inside the text, a footnote, is not).
+        size = next(
+            (
+                ln.size
+                for ln in page.lines
+                if ln.zone
+                and (m := _PAGE_COUNTER.search(ln.text))
+                and (int(m.group(1)), int(m.group(2))) == (page.number, len(pages))
+                and ln.size < body - 0.5
+            ),
+            None,
+        )
+        if size is None:
+            return lambda ln: False
+        text = [ln for ln in page.lines if abs(ln.size - size) >= 0.3]
+        top = min((ln.top for ln in text), default=page.height)
+        bottom = max((ln.bottom for ln in text), default=0.0)
+        return lambda ln: abs(ln.size - size) < 0.3 and (ln.bottom <= top or ln.top >= bottom)
+
     for page in pages:
         kept = []
         margins = _margins(page)
+        browser = printed_by_browser(page)
         for ln in page.lines:
             if ln.zone and _PAGE_NUMBER.match(ln.text):
                 outline.dropped["page numbers"] += 1
             elif (
                 ln.zone
-                and len(pages) >= 3
-                and (seen[_furniture_key(ln.text)] >= repeat or placed_like_furniture(ln, margins))
+                and _furniture_key(ln.text) not in patterned
+                and (
+                    (
+                        len(pages) >= 3
+                        and (
+                            seen[_furniture_key(ln.text)] >= repeat
+                            or placed_like_furniture(ln, margins)
+                        )
+                    )
+                    or on_every_page(ln)
+                    or browser(ln)
+                )
             ):
                 outline.dropped["running headers and footers"] += 1
             else:
