@@ -1208,6 +1208,98 @@ def test_a_browsers_printed_header_and_footer_go_even_on_a_page_of_its_own() -> 
     assert result.dropped["running headers and footers"] == 2  # the date line and the address
 
 
+def test_small_print_beside_a_page_counter_stays() -> None:
+    """Only a browser's margins go by a page counter: a counter on every page,
+    outermost at one edge, and at the other edge only a line that says the
+    same on every page. So a book's small table running over a page break
+    and a footnote, both in its "Page n of 3" footer's size, stay; and a
+    chart row ending in a fraction ("Speed x 1/2") on page 1 of a two-page
+    sheet is no counter."""
+    weapons = ["Pistol", "Rifle", "Carbine", "Shotgun", "Musket", "Lance", "Sabre", "Pike"]
+    weapons += ["Halberd", "Crossbow", "Longbow", "Sling", "Javelin", "Grenade", "Mortar"]
+    c_buf = io.BytesIO()
+    c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
+    left = list(weapons)
+    for page in range(1, 4):
+        c.setFont(BODY_FONT, 8)
+        c.drawRightString(PAGE_W - MARGIN, 30, f"Page {page} of 3")
+        y = PAGE_H - 60.0
+        if page == 1:
+            c.setFont("Helvetica", 16)
+            c.drawString(MARGIN, y, "Weapons")
+            y -= 24
+            c.setFont(BODY_FONT, BODY_SIZE)
+            for line in wrap(FILLER * 14, TEXT_W):
+                c.drawString(MARGIN, y, line)
+                y -= LEADING
+        while left and (page == 2 or y > 45):  # the table: the foot of page 1, the head of 2
+            c.setFont(BODY_FONT, 8)
+            name = left.pop(0)
+            for x, cell in ((MARGIN, name), (MARGIN + 110, f"{len(name) % 5 + 1} AP")):
+                c.drawString(x, y, cell)
+            y -= 10
+        if page == 3:
+            c.setFont("Helvetica", 16)
+            c.drawString(MARGIN, y, "Morale")
+            y -= 24
+            c.setFont(BODY_FONT, BODY_SIZE)
+            for line in wrap(FILLER * 4, TEXT_W):
+                c.drawString(MARGIN, y, line)
+                y -= LEADING
+            c.setFont(BODY_FONT, 8)
+            c.drawString(MARGIN, 50, "* A unit at half strength tests on two dice.")
+        c.showPage()
+    c.save()
+    result = read_pdf(c_buf.getvalue())
+    text = "\n".join(u.text for u in result.units)
+    assert [w for w in weapons if w not in text] == []
+    assert "* A unit at half strength tests on two dice." in text
+    assert "Page 1 of 3" not in text
+
+    c_buf = io.BytesIO()
+    c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
+    for title in ("Movement", "Shooting"):
+        c.setFont("Helvetica", 16)
+        c.drawString(MARGIN, PAGE_H - 72, title)
+        c.setFont(BODY_FONT, BODY_SIZE)
+        for k, line in enumerate(wrap(FILLER * 8, TEXT_W)):
+            c.drawString(MARGIN, PAGE_H - 96 - k * LEADING, line)
+        if title == "Movement":  # a small chart at the foot of page 1 of 2
+            c.setFont(BODY_FONT, 8)
+            for k, (ground, speed) in enumerate((("Road", "Speed +2"), ("Woods", "Speed x 1/2"))):
+                c.drawString(MARGIN, 50 - 10 * k, ground)
+                c.drawString(MARGIN + 120, 50 - 10 * k, speed)
+        c.showPage()
+    c.save()
+    assert "Speed x 1/2" in unit(read_pdf(c_buf.getvalue()), "movement").text
+
+
+def test_a_footer_the_body_of_one_page_repeats_still_goes_on_the_others() -> None:
+    """A line repeating down the body of a page is content only on that page:
+    a version history listing "Brass & Bayonet Version 2.0", "... 1.5"
+    does not keep the "Brass & Bayonet Version 2.1" footer on every page."""
+    footer = "Brass & Bayonet Version 2.1"
+    c_buf = io.BytesIO()
+    c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
+    for page, title in enumerate(("Versions", "Movement", "Shooting", "Morale"), start=1):
+        c.setFont(BODY_FONT, 8)
+        c.drawCentredString(PAGE_W / 2, 30, footer)
+        c.setFont("Helvetica", 16)
+        c.drawString(MARGIN, PAGE_H - 72, title)
+        c.setFont(BODY_FONT, BODY_SIZE)
+        lines = wrap(FILLER * 6, TEXT_W)
+        if page == 1:
+            lines = [f"Brass & Bayonet Version {v}" for v in ("2.0", "1.5", "1.0")]
+        for k, line in enumerate(lines):
+            c.drawString(MARGIN, PAGE_H - 96 - k * LEADING, line)
+        c.showPage()
+    c.save()
+    result = read_pdf(c_buf.getvalue())
+    for rule_id in ("movement", "shooting", "morale"):
+        assert footer not in unit(result, rule_id).text
+    assert "Brass & Bayonet Version 1.5" in unit(result, "versions").text
+
+
 PRINTED = PROJECT_ROOT / "tests" / "fixtures" / "printed"
 
 

@@ -13,10 +13,11 @@ PDFium gives every character with its font size, weight and box. From those:
    full-width table's row) divides the page, the columns above it first.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page that repeat (digits aside) on many pages (running headers and
-   footers; never lines that also repeat down a page's body, a long table's
-   rows), a browser's printed date, title and address around a page counter
-   ("1/3"), even on one page, bare page numbers, a table-of-contents page (lines ending in
-   increasing page numbers), and a short cover page; so are lines whose
+   footers; never lines that also repeat down their own page's body, a long
+   table's rows), a browser's printed date, title and address (a page
+   counter, "2/3", on every page; even a one-page print), bare page
+   numbers, a table-of-contents page (lines ending in increasing page
+   numbers), and a short cover page; so are lines whose
    every word lies in one of the page's links, standing as a block of their
    own (a printed web page's menus, link bars and "[Edit]" links), but not a
    cross-reference that finishes the sentence before it, a sentence made
@@ -60,7 +61,6 @@ import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -877,6 +877,67 @@ def _slots(ln: _Line) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     return (*at, "left", round(ln.x0 / 3)), (*at, "right", round(ln.x1 / 3))
 
 
+def _browser_margins(pages: list[_Page], body: float) -> set[int]:
+    """The lines (by ``id``) of a browser's printed header and footer.
+
+    A browser prints the page's date and title above the text and its address
+    and a page counter ("1/3") below it (or the other way round), in one size
+    smaller than the text. A document whose every page has, outermost at the
+    same edge and in the same small size, a line ending in a counter giving
+    that page's number of the document's pages ("2/3", "Page 2 of 3") was
+    printed so. That needs no repetition, so a one-page print is read too,
+    and a fraction ("Speed x 1/2") on one page is no counter. What goes: the
+    counter's line on each page (and whatever shares its baseline in that
+    size), and the outermost line at the other edge when it is in that size
+    and says the same on every page (or there is one page): a table's first
+    row at the head of a page is not the date and title.
+    """
+    counters: list[_Line] = []
+    for page in pages:
+        found = None
+        for ln in page.lines:
+            m = _PAGE_COUNTER.search(ln.text) if ln.zone else None
+            if (
+                m
+                and (int(m.group(1)), int(m.group(2))) == (page.number, len(pages))
+                and ln.size < body - 0.5
+                and not any(_beyond(other, ln) for other in page.lines)
+            ):
+                found = ln
+                break
+        if found is None:
+            return set()
+        counters.append(found)
+    size, zone = counters[0].size, counters[0].zone
+    if any(abs(c.size - size) >= 0.3 or c.zone != zone for c in counters):
+        return set()
+    drop: set[int] = set()
+    far = (lambda ln: ln.top) if zone == "bottom" else (lambda ln: -ln.bottom)
+    bands: list[list[_Line]] = []
+    for page, counter in zip(pages, counters, strict=True):
+        same_size = [ln for ln in page.lines if abs(ln.size - size) < 0.3]
+        drop.update(id(ln) for ln in same_size if abs(ln.top - counter.top) < 0.5 * size)
+        # the other edge: the outermost band of lines, if all in the zone and size
+        rest = [ln for ln in page.lines if id(ln) not in drop]
+        edge = min(rest, key=far, default=None)
+        band = [ln for ln in rest if edge and abs(far(ln) - far(edge)) < 0.5 * size]
+        if band and all(b.zone and abs(b.size - size) < 0.3 for b in band):
+            bands.append(sorted(band, key=lambda b: b.x0))
+    # The same there on every page (digits aside: the time), or the only page.
+    keys = {_furniture_key(" ".join(b.text for b in band)) for band in bands}
+    if len(bands) == len(pages) and len(keys) == 1:
+        drop.update(id(b) for band in bands for b in band)
+    return drop
+
+
+def _beyond(other: _Line, ln: _Line) -> bool:
+    """Does ``other`` lie farther towards the page edge of ``ln``'s zone than it
+    (not merely beside it on its baseline)?"""
+    if ln.zone == "bottom":
+        return other.top > ln.bottom - 0.2 * ln.size
+    return other.bottom < ln.top + 0.2 * ln.size
+
+
 def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     """Running headers/footers, page numbers, a table of contents, a cover page.
 
@@ -886,27 +947,23 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     set in another size than the body, at the same height and edge on many
     pages. Only at the top: the foot of a page also holds small lines at a
     fixed height that are rules (a footnote, an example on a baseline grid).
-    A heading or a body-size line is never dropped by its place.
+    A heading or a body-size line is never dropped by its place. Nor is a
+    line whose text (digits aside) also repeats down the body of its own
+    page: that is content set in a pattern, the rows of a table ("Weapon 34
+    5 AP Range 44 dots"), and a long table's rows at the foot and head of
+    each page would otherwise repeat from page to page like a footer.
 
-    With two pages, a line smaller than the body at the edge of both, the
-    same digits aside, is furniture too; so is, on any page, a margin line
-    in the size of a page counter that gives this page's number of the
-    document's pages ("1/3": a browser's printed header and footer). Never a line whose text (digits
-    aside) also repeats down the body of a page: that is content set in a
-    pattern, the rows of a table ("Weapon 34 5 AP Range 44 dots"), and a
-    long table's rows at the foot and head of each page would otherwise
-    repeat from page to page like a footer.
+    A browser's printed margins go too, even on one or two pages, where
+    nothing repeats often enough: see ``_browser_margins``.
     """
     seen: Counter[str] = Counter()
     slots: Counter[tuple[Any, ...]] = Counter()
-    patterned: set[str] = set()
     for page in pages:
         seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
-        in_body = Counter(_furniture_key(ln.text) for ln in page.lines if not ln.zone)
-        patterned.update(key for key, n in in_body.items() if n >= 2)
     body = _body_size(pages)
     repeat = max(3, int(0.3 * len(pages)))
+    browser = _browser_margins(pages, body)
 
     def placed_like_furniture(ln: _Line, margins: dict[int, float]) -> bool:
         return (
@@ -917,58 +974,19 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             and any(slots[slot] >= repeat for slot in _slots(ln))
         )
 
-    def on_every_page(ln: _Line) -> bool:
-        # Two pages are too few to tell a pattern by count, but a small line
-        # at the edge of both, the same digits aside, is a browser's printed
-        # header or footer (the date, the page's title, its address and "1/2").
-        return len(pages) == 2 and seen[_furniture_key(ln.text)] == 2 and ln.size < body - 0.5
-
-    def printed_by_browser(page: _Page) -> Callable[[_Line], bool]:
-        # A browser prints the page's date, title and address in the margins,
-        # above and below the text, with a page counter ("1/3") in one of them,
-        # in one size smaller than the text. The counter that is this page's
-        # number of the document's pages marks that size as the browser's,
-        # even on a page of its own; a line in it above or below all the text
-        # is the browser's (one inside the text, a footnote, is not).
-        size = next(
-            (
-                ln.size
-                for ln in page.lines
-                if ln.zone
-                and (m := _PAGE_COUNTER.search(ln.text))
-                and (int(m.group(1)), int(m.group(2))) == (page.number, len(pages))
-                and ln.size < body - 0.5
-            ),
-            None,
-        )
-        if size is None:
-            return lambda ln: False
-        text = [ln for ln in page.lines if abs(ln.size - size) >= 0.3]
-        top = min((ln.top for ln in text), default=page.height)
-        bottom = max((ln.bottom for ln in text), default=0.0)
-        return lambda ln: abs(ln.size - size) < 0.3 and (ln.bottom <= top or ln.top >= bottom)
-
     for page in pages:
         kept = []
         margins = _margins(page)
-        browser = printed_by_browser(page)
+        in_body = Counter(_furniture_key(ln.text) for ln in page.lines if not ln.zone)
         for ln in page.lines:
+            key = _furniture_key(ln.text)
             if ln.zone and _PAGE_NUMBER.match(ln.text):
                 outline.dropped["page numbers"] += 1
-            elif (
+            elif id(ln) in browser or (
                 ln.zone
-                and _furniture_key(ln.text) not in patterned
-                and (
-                    (
-                        len(pages) >= 3
-                        and (
-                            seen[_furniture_key(ln.text)] >= repeat
-                            or placed_like_furniture(ln, margins)
-                        )
-                    )
-                    or on_every_page(ln)
-                    or browser(ln)
-                )
+                and len(pages) >= 3
+                and in_body[key] < 2
+                and (seen[key] >= repeat or placed_like_furniture(ln, margins))
             ):
                 outline.dropped["running headers and footers"] += 1
             else:
