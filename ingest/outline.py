@@ -11,7 +11,9 @@ level) or body text (a paragraph, a list item, a table row, a quoted note).
   children's breadcrumb (``parent``: "Infantry > Combat");
 - a printed dotted number ("3.2 Charge", "10.05") is the rule ID, because
   that is what players cite; a bare chapter number ("3 Infantry") is taken
-  off the title but is no ID (it collides across books and says little);
+  off the title but is no ID (it collides across books and says little),
+  unless it is part of the title (``numbers_in_titles``): "2 Player Game"
+  and "3 Player Game" keep their numbers;
 - every other heading's ID is the slug of its heading path
   ("infantry/combat/line-of-sight"): stable across re-ingests and across
   formats of the same book, and unique within the book;
@@ -29,6 +31,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from ruleslawyer.ingest.sources import slugify
@@ -60,16 +63,41 @@ class Outline:
     pages: int = 0
 
 
-def split_number(heading: str) -> tuple[str, str]:
-    """("3.2", "Charge") for "3.2 Charge"; ("", "Infantry") for "3 Infantry"."""
+def split_number(heading: str, titled: Collection[str] = ()) -> tuple[str, str]:
+    """("3.2", "Charge") for "3.2 Charge"; ("", "Infantry") for "3 Infantry";
+    ("", "2 Player Game") when the heading is in ``titled``, the headings whose
+    number is part of their title (``numbers_in_titles``)."""
     text = " ".join(heading.split())
     m = _DOTTED.match(text)
     if m and text[m.end() :].strip():
         return m.group(1), text[m.end() :].strip()
     m = _BARE.match(text)
-    if m and text[m.end() :].strip():
+    if m and text[m.end() :].strip() and text not in titled:
         return "", text[m.end() :].strip()
     return "", text
+
+
+def numbers_in_titles(headings: Iterable[str]) -> set[str]:
+    """The headings whose bare leading number is part of the title, not the
+    section's number: "2 Player Game" beside "3 Player Game" (the number
+    tells two headings apart), and "1 vs 1 Duels" (a chapter's title starts
+    with a capital). A number marked as one ("3. Infantry", "Chapter 3:
+    Infantry") is always the section's.
+    """
+    plain: list[tuple[str, str, str]] = []
+    for heading in headings:
+        text = " ".join(heading.split())
+        m = _BARE.match(text)
+        if m and not _DOTTED.match(text) and m.group(0).strip() == m.group(1):
+            plain.append((text, m.group(1), text[m.end() :].strip()))
+    numbers: dict[str, set[str]] = {}
+    for _, number, title in plain:
+        numbers.setdefault(title, set()).add(number)
+    return {
+        text
+        for text, _, title in plain
+        if title and (title[0].islower() or len(numbers[title]) > 1)
+    }
 
 
 @dataclass
@@ -116,6 +144,7 @@ def build_units(
     result.warnings.extend(outline.warnings)
     doc = "\n".join(b.text for b in outline.blocks)
     fixes = title_fixes or {}
+    titled = numbers_in_titles(b.text for b in outline.blocks if b.level > 0)
     stack: list[_Section] = []
     sections: list[_Section] = []
     front = _Section(0, outline.title or title or file.rsplit(".", 1)[0], "", (), None)
@@ -125,7 +154,7 @@ def build_units(
         start, end = pos, pos + len(block.text)
         pos = end + 1
         if block.level > 0:
-            number, title = split_number(block.text)
+            number, title = split_number(block.text, titled)
             if not title:
                 continue
             while stack and stack[-1].level >= block.level:

@@ -309,3 +309,54 @@ def test_a_definition_list_in_a_list_item_keeps_its_terms() -> None:
 </ul></main></body></html>"""
     (unit,) = parse_file("g.html", page.encode(), game="g").units
     assert unit.text == '- Profile\nMove: 8"\nAttacks: 2\n- Leaps over low walls.'
+
+
+GENERATED_PAGE = """<!DOCTYPE html><html><body>
+<div id="cookie-law-info-bar">This website uses cookies. <a href="#">Accept</a></div>
+<div class="consent" role="dialog"><p>We value your privacy.</p></div>
+<h1>Starship Rules</h1>
+<div class="section" id="navigation"><h2>Navigation<a class="headerlink" href="#navigation">¶</a></h2>
+<p>The pilot rolls Piloting each jump.</p></div>
+<section id="menu"><h2 id="menu-h">Menu</h2><p>Each chef picks two dishes from the menu.</p></section>
+<h2><span class="mw-headline" id="Sidebar">Sidebar</span><span class="mw-editsection">[edit]</span></h2>
+<p>A sidebar move costs 1 AP.</p>
+<h2 id="wounds">Wounds<a class="hash-link" href="#wounds">\u200b</a></h2>
+<p>Each hit removes one wound.</p>
+<h3><button class="accordion-button">Can a unit move through a friendly unit?</button></h3>
+<p>Yes, but it may not end its move on top of it.</p>
+<div id="comments" class="comments-area"><h2>3 thoughts on Starship Rules</h2>
+<p>We always let the pilot reroll.</p></div>
+<p class="copyright">© 2024 Starship Club</p>
+</body></html>"""
+
+
+def test_generated_pages_keep_sections_whose_ids_look_like_chrome() -> None:
+    """Documentation generators and wikis name a section after its heading
+    ("navigation", "menu", "Sidebar"), which the chrome names match: a
+    heading, a section and a heading's anchor are the rules' own. A heading's
+    permalink mark ("¶", a zero-width space) is no part of its title; an FAQ's
+    question in a button inside its heading is the heading. Cookie banners,
+    consent dialogs, comments and the copyright line are the site's."""
+    result = parse_file("rules.html", GENERATED_PAGE.encode(), game="ship")
+    by_title = {u.title: u.text for u in result.units}
+    assert by_title == {
+        "Navigation": "The pilot rolls Piloting each jump.",
+        "Menu": "Each chef picks two dishes from the menu.",
+        "Sidebar": "A sidebar move costs 1 AP.",
+        "Wounds": "Each hit removes one wound.",
+        "Can a unit move through a friendly unit?": "Yes, but it may not end its move on top of it.",
+    }
+
+
+def test_a_leading_number_that_is_part_of_the_title_stays() -> None:
+    """A bare chapter number ("3 Infantry") is taken off the title; a number
+    that tells two headings apart ("2 Player Game", "3 Player Game") or
+    starts a phrase ("1 vs 1 Duels") is the title's."""
+    md = (
+        "# 3 Infantry\n\nTroopers move 8 dots.\n\n"
+        "## 2 Player Game\n\nEach player controls two heroes.\n\n"
+        "## 3 Player Game\n\nEach player controls one hero.\n\n"
+        "## 1 vs 1 Duels\n\nEach duelist rolls 1d6.\n"
+    )
+    titles = [u.title for u in parse_file("rules.md", md.encode(), game="x").units]
+    assert titles == ["Infantry", "2 Player Game", "3 Player Game", "1 vs 1 Duels"]

@@ -4,8 +4,13 @@ What is not the rules goes first: scripts, styles, forms, and the page's
 chrome by its own markup (``<nav>``; ``<header>``, ``<footer>`` and ``<aside>``
 outside ``<main>``, ``role="main"``, ``<article>`` or ``<section>``, since
 inside them they are a section's heading, notes or sidebar box; ARIA
-navigation roles; and the class names sites and wikis give menus,
-breadcrumbs, tables of contents, share boxes and "[edit]" links). The rules are then read
+navigation and dialog roles; and the class names sites and wikis give menus,
+breadcrumbs, tables of contents, share boxes, cookie banners, comments and
+"[edit]" links). Never by name a heading, a section or a table's parts, nor
+by its id anything inside a heading: documentation generators and wikis
+name a section after its heading, and a rule on "Navigation" is a rule. A
+heading's permalink mark ("¶", "#", a zero-width space) is dropped; a
+button inside a heading (an FAQ accordion's question) is its text. The rules are then read
 from ``<main>`` when the page has one, else from ``<body>``; and from its one
 ``<article>`` instead, when that holds nearly all of the text.
 
@@ -67,14 +72,21 @@ _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe"
 _CHROME_TAGS = ("nav", "form", "button", "select", "dialog")
 _LANDMARKS = ("header", "footer", "aside")  # chrome only outside the rules
 _LINK_BOXES = ("footer", "aside")  # inside the rules, chrome when nearly all links
-_CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "menu"}
+_CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "menu", "dialog", "alertdialog"}
+# Never page chrome by class or id: headings, a section's parts and a table's.
+_NEVER_BY_NAME = frozenset(
+    {"h1", "h2", "h3", "h4", "h5", "h6", "section", "table", "thead", "tbody", "tfoot", "tr",
+     "th", "td", "caption"}
+)  # fmt: skip
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
     r"^(?:nav|navbar|navigation|menu|mainmenu|sidebar|breadcrumbs?|site-?header|"
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
-    r"catlinks|navbox|sectiontocs?|pagination|cookie\w*|sitesub|contentsub|jump-to-nav|"
-    r"related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|social(?:-\w+)?)$",
+    r"catlinks|navbox|sectiontocs?|pagination|[\w-]*cookie[\w-]*|cc-(?:window|banner)|"
+    r"sitesub|contentsub|jump-to-nav|copyright|comments|comments-area|comment-list|"
+    r"sharedaddy|related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|"
+    r"social(?:-\w+)?)$",
     re.I,
 )
 _SENTENCE_END = (".", "!", "?")
@@ -118,11 +130,34 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         if not fragment and (not _in_rules(el) or (el.name in _LINK_BOXES and _link_dense(el))):
             return True
     elif el.name in _CHROME_TAGS:
-        return True
+        # A button in a heading is its text (an FAQ accordion's question).
+        return not (el.name == "button" and el.find_parent(list(_HEADINGS)) is not None)
     if role in _CHROME_ROLES:
         return True
-    names = [*(el.get("class") or []), el.get("id") or ""]
+    if el.name in _NEVER_BY_NAME:
+        # A heading is the rules' own, whatever its id says (Sphinx and pandoc
+        # give a section on "Navigation" the id "navigation"), and a table's
+        # rows are cells, not a menu.
+        return False
+    classes = list(el.get("class") or [])
+    if el.find_parent(list(_HEADINGS)) is not None:
+        # In a heading an id is the heading's anchor (MediaWiki's headline
+        # span); only a class names chrome there ("mw-editsection").
+        return any(_CHROME_NAME.match(n) for n in classes)
+    names = [*classes, el.get("id") or ""]
+    if "section" in names and el.get("id") and el.get("id") == _heading_slug(el):
+        # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
+        # pandoc): a section, named for its heading
+        return False
     return any(_CHROME_NAME.match(n) for n in names if n)
+
+
+def _heading_slug(el: Any) -> str:
+    """The slug of the heading ``el`` opens with, if it opens with one."""
+    from ruleslawyer.ingest.sources import slugify
+
+    first = next((c for c in el.children if getattr(c, "name", None)), None)
+    return slugify(first.get_text(" ")) if first is not None and first.name in _HEADINGS else ""
 
 
 def _link_dense(el: Any) -> bool:
@@ -148,7 +183,7 @@ def _text(el: Any) -> str:
                 parts.append(" ")
         elif isinstance(node, NavigableString) and type(node) is NavigableString:
             parts.append(str(node))
-    return " ".join("".join(parts).split())
+    return " ".join("".join(parts).replace("\u200b", "").split())
 
 
 def _run_in_heading(el: Any) -> Any | None:
@@ -325,6 +360,11 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
+    for heading in soup.find_all(list(_HEADINGS)):
+        # A heading's permalink ("¶", "#", a zero-width space): no part of its title.
+        for a in heading.find_all("a"):
+            if not _WORD.search(a.get_text().replace("\u200b", "")):
+                a.decompose()
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
