@@ -360,3 +360,23 @@ def test_a_leading_number_that_is_part_of_the_title_stays() -> None:
     )
     titles = [u.title for u in parse_file("rules.md", md.encode(), game="x").units]
     assert titles == ["Infantry", "2 Player Game", "3 Player Game", "1 vs 1 Duels"]
+
+
+def test_preformatted_text_keeps_its_lines_and_a_page_wrapped_in_a_form_is_read() -> None:
+    """An ASCII table in <pre> keeps a row a line; a page an ASP.NET site wraps
+    whole in one <form> is the page (its search box still goes)."""
+    page = """<!DOCTYPE html><html><body><form id="aspnetForm" action="/rules">
+<input type="text" name="q"><button>Search</button>
+<h1>Weapon Table</h1><p>Use this table when firing.</p>
+<pre>Weapon      Range  Str
+Rifle       24"    3
+Lascannon   48"    9</pre>
+</form></body></html>"""
+    (unit,) = parse_file("rules.html", page.encode(), game="x").units
+    assert unit.title == "Weapon Table"
+    assert unit.text.split("\n") == [
+        "Use this table when firing.",
+        "Weapon Range Str",
+        'Rifle 24" 3',
+        'Lascannon 48" 9',
+    ]

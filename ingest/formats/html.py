@@ -84,7 +84,8 @@ _CHROME_NAME = re.compile(
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
     r"catlinks|navbox|sectiontocs?|pagination|[\w-]*cookie[\w-]*|cc-(?:window|banner)|"
-    r"sitesub|contentsub|jump-to-nav|copyright|comments|comments-area|comment-list|"
+    r"sitesub|contentsub|sitenotice|jump-to-nav|copyright|comments|comments-area|comment-list|"
+    r"page-footer|theme-edit-this-page|theme-last-updated|"
     r"sharedaddy|related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|"
     r"social(?:-\w+)?)$",
     re.I,
@@ -97,7 +98,7 @@ _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
     "div", "section", "article", "main", "body", "blockquote", "figure", "details",
-    "center", "html", "fieldset", "header", "footer", "aside",
+    "center", "html", "fieldset", "header", "footer", "aside", "form",
 )  # fmt: skip
 # Elements whose start separates words: "inches.<br>Then", "<li><p>one</p><p>two</p>".
 _BREAKS = frozenset(
@@ -130,6 +131,10 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         if not fragment and (not _in_rules(el) or (el.name in _LINK_BOXES and _link_dense(el))):
             return True
     elif el.name in _CHROME_TAGS:
+        if el.name == "form":
+            # A page wrapped whole in one form (ASP.NET, SharePoint) is the page;
+            # its controls go by their own tags.
+            return el.find(list(_HEADINGS)) is None and el.find(["main", "article"]) is None
         # A button in a heading is its text (an FAQ accordion's question).
         return not (el.name == "button" and el.find_parent(list(_HEADINGS)) is not None)
     if role in _CHROME_ROLES:
@@ -240,6 +245,12 @@ class _Walker:
             self._list(child, 0)
         elif name == "dl":
             self._definitions(child)
+        elif name == "pre":
+            # Preformatted text keeps its lines: an ASCII table's rows, a
+            # list typed with line breaks.
+            self.flush()
+            for line in child.get_text().replace("\u200b", "").splitlines():
+                self.add(" ".join(line.split()))
         elif name in _BLOCKS:
             self.flush()
             head = _run_in_heading(child) if name == "p" else None
