@@ -380,3 +380,16 @@ Lascannon   48"    9</pre>
         'Rifle 24" 3',
         'Lascannon 48" 9',
     ]
+
+
+def test_a_tables_caption_is_read_before_its_rows() -> None:
+    page = """<!DOCTYPE html><html><body><h1>Weapons</h1>
+<table><caption>Ranged weapons (range in inches)</caption>
+<tr><th>Weapon</th><th>Range</th></tr><tr><td>Rifle</td><td>24</td></tr></table>
+</body></html>"""
+    (unit,) = parse_file("rules.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Ranged weapons (range in inches)",
+        "Weapon | Range",
+        "Rifle | 24",
+    ]

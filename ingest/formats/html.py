@@ -237,6 +237,9 @@ class _Walker:
             self.add(_text(child), _HEADINGS[name])
         elif name == "table":
             self.flush()
+            caption = child.find("caption")
+            if caption is not None:  # the table's name ("Weapon Table"), said first
+                self.add(_text(caption))
             for tr in child.find_all("tr"):
                 cells = [_text(c) for c in tr.find_all(["th", "td"])]
                 if any(cells):
