@@ -393,3 +393,22 @@ def test_a_tables_caption_is_read_before_its_rows() -> None:
         "Weapon | Range",
         "Rifle | 24",
     ]
+
+
+def test_on_a_page_that_marks_no_rules_an_aside_of_prose_is_a_rule() -> None:
+    """With no <main>, <article> or <section>, every <aside> lay outside "the
+    rules" and was dropped, an optional rule and an example box with it. On
+    such a page only an aside of links is the page's."""
+    page = """<!DOCTYPE html><html><body><div class="wrapper">
+<h1>Cover</h1><p>A model behind an obstacle is in cover.</p>
+<aside class="note"><p>Example: a trooper behind a wall is in cover from the far side.</p></aside>
+<aside class="optional-rule"><h3>Optional: Destructible Cover</h3>
+<p>A wall hit by a heavy weapon on a 6 is destroyed.</p></aside>
+<aside><a href="/a">Home</a> <a href="/b">Rules</a> <a href="/c">Forum</a></aside>
+</div></body></html>"""
+    by_title = {u.title: u.text for u in parse_file("cover.html", page.encode(), game="x").units}
+    assert by_title == {
+        "Cover": "A model behind an obstacle is in cover.\n"
+        "Example: a trooper behind a wall is in cover from the far side.",
+        "Optional: Destructible Cover": "A wall hit by a heavy weapon on a 6 is destroyed.",
+    }

@@ -39,7 +39,10 @@ item gives "term: value" lines after the item.
 
 Inside the rules, an ``<aside>`` or ``<footer>`` whose words are mostly link
 text (a share bar, a "see also" box of links) is the page's, not the rule's:
-a designer's note is prose, and keeps the odd link it has.
+a designer's note is prose, and keeps the odd link it has. On a page that
+marks no rules at all (no ``<main>``, ``<article>`` or ``<section>``), an
+``<aside>`` is judged the same way: its prose is an example box or an
+optional rule, which losing would cost more than a sidebar's text leaking.
 """
 
 from __future__ import annotations
@@ -128,7 +131,14 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # an example box. A fragment (raw HTML in a Markdown file) is all rules.
         # Inside, an aside or footer of links is the page's all the same (a
         # section's <header> is not judged so: its heading is often a link).
-        if not fragment and (not _in_rules(el) or (el.name in _LINK_BOXES and _link_dense(el))):
+        if fragment:
+            pass
+        elif el.name in _LINK_BOXES and _link_dense(el):
+            return True
+        elif not _in_rules(el) and not (el.name == "aside" and not _has_rules_root(el)):
+            # On a page that marks no rules at all (no <main>, <article> or
+            # <section>), an <aside> is only the page's when it is links (just
+            # above): one of prose is an example box or an optional rule.
             return True
     elif el.name in _CHROME_TAGS:
         if el.name == "form":
@@ -163,6 +173,16 @@ def _heading_slug(el: Any) -> str:
 
     first = next((c for c in el.children if getattr(c, "name", None)), None)
     return slugify(first.get_text(" ")) if first is not None and first.name in _HEADINGS else ""
+
+
+def _has_rules_root(el: Any) -> bool:
+    """Does ``el``'s page mark where its rules are (``<main>``, ``<article>``,
+    ``<section>``, ``role="main"``)?"""
+    root = el.find_parent("html") or el.find_parent("body")
+    return root is not None and (
+        root.find(["main", "article", "section"]) is not None
+        or root.find(attrs={"role": _MAIN_ROLE}) is not None
+    )
 
 
 def _link_dense(el: Any) -> bool:
