@@ -1208,6 +1208,20 @@ def test_a_browsers_printed_header_and_footer_go_even_on_a_page_of_its_own() -> 
     assert result.dropped["running headers and footers"] == 2  # the date line and the address
 
 
+def draw_section(c: canvas.Canvas, title: str, y: float, lines: list[str]) -> float:
+    """A chapter heading (Helvetica 16) at ``y`` and body lines under it, drawn
+    straight on the canvas (``Book`` keeps out of the margin zones, which these
+    tests need to reach); the height under the last line."""
+    c.setFont("Helvetica", 16)
+    c.drawString(MARGIN, y, title)
+    y -= 24
+    c.setFont(BODY_FONT, BODY_SIZE)
+    for line in lines:
+        c.drawString(MARGIN, y, line)
+        y -= LEADING
+    return y
+
+
 def test_small_print_beside_a_page_counter_stays() -> None:
     """Only a browser's margins go by a page counter: a counter on every page,
     outermost at one edge, and at the other edge only a line that says the
@@ -1225,13 +1239,7 @@ def test_small_print_beside_a_page_counter_stays() -> None:
         c.drawRightString(PAGE_W - MARGIN, 30, f"Page {page} of 3")
         y = PAGE_H - 60.0
         if page == 1:
-            c.setFont("Helvetica", 16)
-            c.drawString(MARGIN, y, "Weapons")
-            y -= 24
-            c.setFont(BODY_FONT, BODY_SIZE)
-            for line in wrap(FILLER * 14, TEXT_W):
-                c.drawString(MARGIN, y, line)
-                y -= LEADING
+            y = draw_section(c, "Weapons", y, wrap(FILLER * 14, TEXT_W))
         while left and (page == 2 or y > 45):  # the table: the foot of page 1, the head of 2
             c.setFont(BODY_FONT, 8)
             name = left.pop(0)
@@ -1239,13 +1247,7 @@ def test_small_print_beside_a_page_counter_stays() -> None:
                 c.drawString(x, y, cell)
             y -= 10
         if page == 3:
-            c.setFont("Helvetica", 16)
-            c.drawString(MARGIN, y, "Morale")
-            y -= 24
-            c.setFont(BODY_FONT, BODY_SIZE)
-            for line in wrap(FILLER * 4, TEXT_W):
-                c.drawString(MARGIN, y, line)
-                y -= LEADING
+            draw_section(c, "Morale", y, wrap(FILLER * 4, TEXT_W))
             c.setFont(BODY_FONT, 8)
             c.drawString(MARGIN, 50, "* A unit at half strength tests on two dice.")
         c.showPage()
@@ -1259,11 +1261,7 @@ def test_small_print_beside_a_page_counter_stays() -> None:
     c_buf = io.BytesIO()
     c = canvas.Canvas(c_buf, pagesize=letter, invariant=1)
     for title in ("Movement", "Shooting"):
-        c.setFont("Helvetica", 16)
-        c.drawString(MARGIN, PAGE_H - 72, title)
-        c.setFont(BODY_FONT, BODY_SIZE)
-        for k, line in enumerate(wrap(FILLER * 8, TEXT_W)):
-            c.drawString(MARGIN, PAGE_H - 96 - k * LEADING, line)
+        draw_section(c, title, PAGE_H - 72, wrap(FILLER * 8, TEXT_W))
         if title == "Movement":  # a small chart at the foot of page 1 of 2
             c.setFont(BODY_FONT, 8)
             for k, (ground, speed) in enumerate((("Road", "Speed +2"), ("Woods", "Speed x 1/2"))):
@@ -1284,14 +1282,10 @@ def test_a_footer_the_body_of_one_page_repeats_still_goes_on_the_others() -> Non
     for page, title in enumerate(("Versions", "Movement", "Shooting", "Morale"), start=1):
         c.setFont(BODY_FONT, 8)
         c.drawCentredString(PAGE_W / 2, 30, footer)
-        c.setFont("Helvetica", 16)
-        c.drawString(MARGIN, PAGE_H - 72, title)
-        c.setFont(BODY_FONT, BODY_SIZE)
         lines = wrap(FILLER * 6, TEXT_W)
         if page == 1:
             lines = [f"Brass & Bayonet Version {v}" for v in ("2.0", "1.5", "1.0")]
-        for k, line in enumerate(lines):
-            c.drawString(MARGIN, PAGE_H - 96 - k * LEADING, line)
+        draw_section(c, title, PAGE_H - 72, lines)
         c.showPage()
     c.save()
     result = read_pdf(c_buf.getvalue())

@@ -59,6 +59,7 @@ _HTML_START = re.compile(
     rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", re.I | re.S
 )
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_HEADING_TAGS = tuple(_HEADINGS)
 RUN_IN_LEVEL = 7
 # Words for one description in a <dl> to count as a sentence (a glossary's
 # definitions are sentences; a stat block's values a word or two).
@@ -131,22 +132,21 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # an example box. A fragment (raw HTML in a Markdown file) is all rules.
         # Inside, an aside or footer of links is the page's all the same (a
         # section's <header> is not judged so: its heading is often a link).
-        if fragment:
-            pass
-        elif el.name in _LINK_BOXES and _link_dense(el):
-            return True
-        elif not _in_rules(el) and not (el.name == "aside" and not _has_rules_root(el)):
-            # On a page that marks no rules at all (no <main>, <article> or
-            # <section>), an <aside> is only the page's when it is links (just
-            # above): one of prose is an example box or an optional rule.
+        # On a page that marks no rules at all (no <main>, <article> or
+        # <section>), an <aside> is only the page's when it is links: one of
+        # prose is an example box or an optional rule.
+        if not fragment and (
+            (el.name in _LINK_BOXES and _link_dense(el))
+            or (not _in_rules(el) and (el.name != "aside" or _has_rules_root(el)))
+        ):
             return True
     elif el.name in _CHROME_TAGS:
         if el.name == "form":
             # A page wrapped whole in one form (ASP.NET, SharePoint) is the page;
             # its controls go by their own tags.
-            return el.find(list(_HEADINGS)) is None and el.find(["main", "article"]) is None
+            return el.find(_HEADING_TAGS) is None and el.find(["main", "article"]) is None
         # A button in a heading is its text (an FAQ accordion's question).
-        return not (el.name == "button" and el.find_parent(list(_HEADINGS)) is not None)
+        return not (el.name == "button" and el.find_parent(_HEADING_TAGS) is not None)
     if role in _CHROME_ROLES:
         return True
     if el.name in _NEVER_BY_NAME:
@@ -155,7 +155,7 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # rows are cells, not a menu.
         return False
     classes = list(el.get("class") or [])
-    if el.find_parent(list(_HEADINGS)) is not None:
+    if el.find_parent(_HEADING_TAGS) is not None:
         # In a heading an id is the heading's anchor (MediaWiki's headline
         # span); only a class names chrome there ("mw-editsection").
         return any(_CHROME_NAME.match(n) for n in classes)
@@ -394,10 +394,10 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
-    for heading in soup.find_all(list(_HEADINGS)):
+    for heading in soup.find_all(_HEADING_TAGS):
         # A heading's permalink ("¶", "#", a zero-width space): no part of its title.
         for a in heading.find_all("a"):
-            if not _WORD.search(a.get_text().replace("\u200b", "")):
+            if not _WORD.search(_text(a)):
                 a.decompose()
     for tag in soup.find_all(True):
         if tag.decomposed:

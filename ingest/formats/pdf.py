@@ -920,7 +920,7 @@ def _browser_margins(pages: list[_Page], body: float) -> set[int]:
         # the other edge: the outermost band of lines, if all in the zone and size
         rest = [ln for ln in page.lines if id(ln) not in drop]
         edge = min(rest, key=far, default=None)
-        band = [ln for ln in rest if edge and abs(far(ln) - far(edge)) < 0.5 * size]
+        band = [ln for ln in rest if edge is not None and abs(far(ln) - far(edge)) < 0.5 * size]
         if band and all(b.zone and abs(b.size - size) < 0.3 for b in band):
             bands.append(sorted(band, key=lambda b: b.x0))
     # The same there on every page (digits aside: the time), or the only page.
