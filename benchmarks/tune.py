@@ -1,6 +1,6 @@
 """Fit retrieval's numbers on the *fit* questions, choose the floor on *choose*.
 
-    python -m benchmarks tune [--write]
+    python -m benchmarks tune [--sentence-only] [--write]
 
 Everything is measured with the game detected, as players ask. Signals
 (dense and BM25 scores, exact matches, game cues) are computed once per
@@ -9,7 +9,10 @@ question; each setting is then scored offline:
 1. game choice: weights and margin that detect the most questions'
    games right, a wrong game costing three right ones (a wrong game hides
    the answer; an undetected one only searches every game);
-2. fusion weights: recall@5, then MRR;
+2. fusion weights: recall@5, then MRR (with no sentence re-ordering);
+   then the weight of the top rules' best-sentence match
+   (``w_sentence``, see ``HybridRetriever.fuse``): MRR, the smallest
+   weight of the best;
 3. relevance: a logistic model over ``RELEVANCE_FEATURES`` fitted on fit
    (answerable vs unanswerable, classes balanced); its floor is the highest
    probability that keeps false abstentions on *choose* at most 5%.
@@ -17,6 +20,12 @@ question; each setting is then scored offline:
 The split definitions are in ``benchmarks/splits.py``; test and cross
 questions are never looked at here (``python -m benchmarks report``
 reports them). ``--write`` stores the result in ``retrieval/tuning.toml``.
+
+``--sentence-only`` fits ``w_sentence`` alone on the shipped tuning and
+``--write`` then changes only its line. The rest of the file was fitted on
+2026-11-30; a whole refit on today's larger *fit* gives other fusion and
+game weights, which were measured and not kept (README, "What was tried"),
+so a new signal is fitted beside them rather than by refitting them.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import re
 import time
 from dataclasses import asdict, replace
 from typing import Any
@@ -46,6 +56,7 @@ FUSION_GRID = {
     "rrf_k": [5.0, 20.0, 60.0],
     "pin_names": [0.0, 1.0],
 }
+SENTENCE_GRID = [w / 20 for w in range(61)]  # 0-3
 MAX_FALSE_ABSTENTION = 0.05
 WRONG_GAME_COST = 3
 
@@ -94,9 +105,60 @@ def abstention(results: list[tuple[Any, Any]]) -> dict[str, float]:
     }
 
 
+def fit_sentence_weight(t: Tuning, fit_rows: list[tuple[Any, Any, Signals]]) -> Tuning:
+    """``t`` with the ``w_sentence`` of the best MRR on fit (the smallest of equals)."""
+
+    def mrr(w: float) -> float:
+        cand = replace(t, w_sentence=w)
+        return float(retrieval_scores([(i, res.hits) for i, res in fused(fit_rows, cand)])["mrr"])
+
+    by_w = {w: round(mrr(w), 4) for w in SENTENCE_GRID}
+    return replace(t, w_sentence=max(SENTENCE_GRID, key=lambda w: (by_w[w], -w)))
+
+
+def figures(t: Tuning, rows_by_split: dict[str, list[tuple[Any, Any, Signals]]]) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for name, rows in rows_by_split.items():
+        results = fused(rows, t)
+        report[name] = {
+            **retrieval_scores([(i, res.hits) for i, res in results]),
+            "game": game_figures(rows, t),
+            **abstention(results),
+        }
+    return report
+
+
+def sentence_only() -> tuple[Tuning, dict[str, Any]]:
+    """The shipped tuning with only ``w_sentence`` fitted again."""
+    rows = {"fit": signals("fit"), "choose": signals("choose")}
+    shipped = Tuning.load()
+    t = fit_sentence_weight(shipped, rows["fit"])
+    off = replace(shipped, w_sentence=0.0)
+    return t, {
+        **{f"{k} (w_sentence 0)": v for k, v in figures(off, rows).items()},
+        **figures(t, rows),
+    }
+
+
+def write_sentence_weight(w: float) -> None:
+    """Set ``w_sentence`` in the tuning file, leaving every other line as it is."""
+    text = TUNING_FILE.read_text(encoding="utf-8")
+    line = f"w_sentence = {w!r}\n"
+    if re.search(r"(?m)^w_sentence = .*\n", text):
+        text = re.sub(r"(?m)^w_sentence = .*\n", line, text)
+    else:
+        text = text.replace("[retrieval]\n", "[retrieval]\n" + line, 1)
+    note = (
+        f"# w_sentence fitted on fit by `python -m benchmarks tune --sentence-only --write` on "
+        f"{time.strftime('%Y-%m-%d')}, everything else as it was.\n"
+    )
+    text = re.sub(r"(?m)^# w_sentence fitted .*\n", "", text)
+    TUNING_FILE.write_text(text.replace("[retrieval]\n", note + "[retrieval]\n", 1), "utf-8")
+
+
 def tune() -> tuple[Tuning, dict[str, Any]]:
     fit_rows, choose_rows = signals("fit"), signals("choose")
-    t = Tuning.load()
+    t = replace(Tuning.load(), w_sentence=0.0)
     report: dict[str, Any] = {}
 
     best: tuple[int, Tuning] | None = None
@@ -118,6 +180,8 @@ def tune() -> tuple[Tuning, dict[str, Any]]:
             best_f = (key, cand)
     assert best_f is not None
     t = best_f[1]
+
+    t = fit_sentence_weight(t, fit_rows)
 
     x, y = features(fit_rows, t)
     bias, weights = fit_logistic(x, y)
@@ -143,21 +207,20 @@ def tune() -> tuple[Tuning, dict[str, Any]]:
     lowest = highest_floor(probs, MAX_FALSE_ABSTENTION)
     t = replace(t, floor=math.floor((lowest - 1e-6) * 1e4) / 1e4 if probs else 0.0)
 
-    for name, rows in (("fit", fit_rows), ("choose", choose_rows)):
-        results = fused(rows, t)
-        report[name] = {
-            **retrieval_scores([(i, res.hits) for i, res in results]),
-            "game": game_figures(rows, t),
-            **abstention(results),
-        }
+    report.update(figures(t, {"fit": fit_rows, "choose": choose_rows}))
     return t, report
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks tune", description=__doc__)
     ap.add_argument("--write", action="store_true", help=f"write the result to {TUNING_FILE}")
+    ap.add_argument(
+        "--sentence-only",
+        action="store_true",
+        help="fit only w_sentence, on the shipped tuning (--write changes only its line)",
+    )
     args = ap.parse_args(argv)
-    t, report = tune()
+    t, report = sentence_only() if args.sentence_only else tune()
     for name, r in report.items():
         g = r["game"]
         print(
@@ -167,7 +230,10 @@ def main(argv: list[str] | None = None) -> None:
             f" false abstention {r['false_abstention']:.1%} of {r['answerable']}"
         )
     print("tuning:", ", ".join(f"{k}={v:.4g}" for k, v in asdict(t).items()))
-    if args.write:
+    if args.write and args.sentence_only:
+        write_sentence_weight(t.w_sentence)
+        print(f"wrote w_sentence = {t.w_sentence!r} to {TUNING_FILE}")
+    elif args.write:
         f, c = report["fit"], report["choose"]
         TUNING_FILE.write_text(
             "# Written by `python -m benchmarks tune --write` on "

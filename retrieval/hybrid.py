@@ -5,7 +5,10 @@ rank fusion combines the rankings (rank-based, so the retrievers' score
 scales never need reconciling). A rule number, or a question that is only
 a rule's name, is a lookup and goes first. Cross-references of the top hits
 ("see 13.08", "(24.13)", a dangling "assault shooting (") are then brought
-along, marked ``ref``, so two-rule questions get both rules.
+along, marked ``ref``, so two-rule questions get both rules. Before that,
+the first few rules are ordered again with their best single sentence's
+meaning match added (``retrieval/sentences.py``): the dense index embeds
+windows of several sentences, which blur the one that answers.
 
 Which game: the one the player gave, else the one whose rules match the
 question best by a clear margin (``choose_game``): how well each game's
@@ -47,9 +50,14 @@ from ruleslawyer.ingest.store import StoredIndex
 from ruleslawyer.records import Hit, SearchResult
 from ruleslawyer.retrieval.exact import ExactIndex, ExactMatch, name_key
 from ruleslawyer.retrieval.games import GameDetector
+from ruleslawyer.retrieval.sentences import SentenceVectors
 from ruleslawyer.retrieval.tokens import tokenize
 
 TUNING_FILE = Path(__file__).with_name("tuning.toml")
+# How many of the fused top rules the best-sentence match re-orders. On the
+# fit questions, depths 3 to 10 were tried: 5 had all of 10's gain, and the
+# evidence picker embeds the first 3's sentences anyway.
+SENTENCE_DEPTH = 5
 # The relevance model's inputs, in order (see ``relevance_features``).
 RELEVANCE_FEATURES = (
     "dense",
@@ -71,6 +79,9 @@ class Tuning:
     w_exact: float = 1.0
     rrf_k: float = 60.0
     pin_names: float = 0.0  # 1 = a rule named inside a question goes first
+    # The top SENTENCE_DEPTH rules re-ordered by fused score (the best one's 1)
+    # + w_sentence x their best sentence's meaning match; 0 = off.
+    w_sentence: float = 0.0
     # Game choice: score = lexical cues + named rules + how well the game's best
     # rule matches (dense, relative to the best game; BM25, as a share of the best).
     game_lexical: float = 1.0
@@ -124,6 +135,7 @@ class Signals:
     lexical_games: dict[str, float]  # GameDetector.scores: names, cues, distinctive words
     named_games: dict[str, float]  # rules named outright that only that game has
     warnings: list[str] = field(default_factory=list)
+    query_vector: np.ndarray | None = None  # the question embedded (with ``dense``)
 
 
 @dataclass
@@ -134,6 +146,7 @@ class _Ranked:
     fused: np.ndarray
     why: dict[int, list[str]]
     top: list[int]
+    pinned: int = 0  # how many of ``top`` are lookups, pinned first
 
 
 class HybridRetriever:
@@ -145,6 +158,8 @@ class HybridRetriever:
         self.index = index
         self.units = index.units
         self.embedder = embedder
+        # shared with the evidence picker, which quotes the same sentences
+        self.sentences = SentenceVectors(embedder)
         self.tuning = tuning or Tuning.load()
         self.games = np.array([u.game for u in self.units])
         self.detector = GameDetector(self.units, index.games())
@@ -184,9 +199,9 @@ class HybridRetriever:
         self._phrase_games: dict[tuple[str, str], bool] = {}
 
     # --- single retrievers (also used alone by the benchmark) -----------------
-    def dense_scores(self, query: str) -> np.ndarray:
+    def dense_scores(self, query: str, query_vector: np.ndarray | None = None) -> np.ndarray:
         """Best chunk cosine per unit (units with no scored chunk get -1)."""
-        qv = self.embedder.embed([query])
+        qv = self.embedder.embed([query]) if query_vector is None else query_vector.reshape(1, -1)
         n_chunks = self.index.faiss_index.ntotal
         k = min(n_chunks, 400)
         sims, rows = self.index.faiss_index.search(qv, k)
@@ -235,15 +250,17 @@ class HybridRetriever:
             g = self.units[m.position].game
             if m.strong and self._only_in(m.matched, g):
                 named[g] = named.get(g, 0.0) + 1.0
+        qv = self.embedder.embed([query])[0] if "dense" in use else None
         return Signals(
             query=query,
             given_game=game,
-            dense=self.dense_scores(query) if "dense" in use else None,
+            dense=self.dense_scores(query, qv) if qv is not None else None,
             bm25=self.bm25_scores(query) if "bm25" in use else None,
             exact=matches,
             lexical_games=self.detector.scores(query) if game is None else {},
             named_games=named,
             warnings=warnings,
+            query_vector=qv,
         )
 
     def choose_game(self, sig: Signals, tuning: Tuning | None = None) -> str | None:
@@ -286,14 +303,9 @@ class HybridRetriever:
     ) -> SearchResult:
         t = tuning or self.tuning
         ranked = self._rank(sig, t, k)
-        best = max((float(ranked.fused[i]) for i in ranked.top), default=1.0)
         hits = [
-            Hit(
-                self.units[i],
-                float(ranked.fused[i]) / best if best else 0.0,
-                tuple(ranked.why.get(i, ())),
-            )
-            for i in ranked.top
+            Hit(self.units[i], score, tuple(ranked.why.get(i, ())))
+            for i, score in self._by_sentence(sig, ranked, t)
         ]
         if refs:
             hits = self._with_refs(hits, ranked.game)
@@ -312,6 +324,32 @@ class HybridRetriever:
             relevance=relevance,
             warnings=tuple(sig.warnings),
         )
+
+    def _by_sentence(self, sig: Signals, ranked: _Ranked, t: Tuning) -> list[tuple[int, float]]:
+        """The top rules and their scores, the first ``SENTENCE_DEPTH`` re-ordered by
+        fused score + ``w_sentence`` x their best sentence's meaning match.
+
+        Scores are the fused score divided by the best rule's (so the first is 1),
+        the match added for the re-ordered ones and all divided again by the
+        best; a match is taken as at least 0, so the rules beyond the depth,
+        which were below the re-ordered ones, stay below them. Lookups (a rule
+        number, a question that is only a rule's name) stay first. The
+        relevance model reads the fused order: it was fitted on that.
+        """
+        top = ranked.top
+        best = max((float(ranked.fused[i]) for i in top), default=1.0) or 1.0
+        scores = {i: float(ranked.fused[i]) / best for i in top}
+        pinned = ranked.pinned
+        movable = top[pinned:SENTENCE_DEPTH]
+        if t.w_sentence <= 0 or sig.query_vector is None or len(movable) < 2:
+            return [(i, scores[i]) for i in top]
+        match = self.sentences.best_match(sig.query_vector, [self.units[i] for i in movable])
+        for i, m in zip(movable, match, strict=True):
+            scores[i] += t.w_sentence * max(0.0, m)
+        moved = sorted(movable, key=lambda i: -scores[i])  # stable: fused order breaks ties
+        order = [*top[:pinned], *moved, *top[pinned + len(movable) :]]
+        high = max(scores.values()) or 1.0
+        return [(i, scores[i] / high) for i in order]
 
     def relevance_inputs(self, sig: Signals, tuning: Tuning | None = None) -> tuple[float, ...]:
         """The relevance model's inputs for one query, as ``fuse`` computes them (the
@@ -356,7 +394,7 @@ class HybridRetriever:
         idx = np.flatnonzero(mask & (fused > 0))
         top_idx = idx[np.argsort(-fused[idx], kind="stable")[: k + len(pinned)]]
         top = (pinned + [int(i) for i in top_idx if int(i) not in pinned])[:k]
-        return _Ranked(game, mask, exact, fused, why, top)
+        return _Ranked(game, mask, exact, fused, why, top, min(len(pinned), len(top)))
 
     def relevance_features(
         self,

@@ -24,19 +24,15 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.units import trim_span
 from ruleslawyer.records import Hit, RuleUnit
+from ruleslawyer.retrieval.sentences import SentenceVectors, sentence_spans, span_text
 from ruleslawyer.retrieval.tokens import tokenize
 
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|(?<=:)\s+(?=[A-Z\u25aa\u2022])|\n+|\s*[\u25aa\u2022]\s*")
 MAX_HEADER_GAP = 420
 # A rule this short is quoted whole: its sentences only make sense together.
 WHOLE_UNIT_CHARS = 400
@@ -73,24 +69,17 @@ class Evidence:
         return self.unit.text[self.start : self.end]
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence or list item in ``text``, trimmed."""
-    spans = []
-    pos = 0
-    for m in [*list(_BOUNDARY.finditer(text)), None]:
-        end = m.start() if m else len(text)
-        s, e = trim_span(text, pos, end)
-        if e - s >= 3 and re.search(r"[A-Za-z]", text[s:e]):
-            spans.append((s, e))
-        pos = m.end() if m else len(text)
-    return spans
-
-
 class EvidencePicker:
     def __init__(
-        self, embedder: Embedder, units: Sequence[RuleUnit], cache_size: int = 20000
+        self,
+        embedder: Embedder,
+        units: Sequence[RuleUnit],
+        vectors: SentenceVectors | None = None,
     ) -> None:
+        """``vectors``: the sentence cache the retriever fills (its top rules'
+        sentences are the ones quoted), else a cache of its own."""
         self.embedder = embedder
+        self.vectors = vectors or SentenceVectors(embedder)
         df: dict[str, int] = {}
         for u in units:
             for t in set(tokenize(u.search_text)):
@@ -98,22 +87,6 @@ class EvidencePicker:
         n = max(1, len(units))
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
         self.default_idf = math.log(1 + n)
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            vecs = self.embedder.embed(missing)
-            with self._lock:
-                for t, v in zip(missing, vecs, strict=True):
-                    self._cache[t] = v
-                    if len(self._cache) > self._cache_size:
-                        self._cache.popitem(last=False)
-        with self._lock:
-            return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1))
 
     def _lexical(self, q_tokens: set[str], sentence: str) -> float:
         s_tokens = set(tokenize(sentence))
@@ -135,8 +108,8 @@ class EvidencePicker:
                 candidates.append((rank, hit, s, e))
         if not candidates:
             return []
-        texts = [" ".join(h.unit.text[s:e].split()) for _, h, s, e in candidates]
-        vecs = self._embed([question, *texts])
+        texts = [span_text(h.unit.text, s, e) for _, h, s, e in candidates]
+        vecs = self.vectors.embed([question, *texts])
         cos = vecs[1:] @ vecs[0]
         q_tokens = set(tokenize(question))
         scored: list[Evidence] = []

@@ -413,7 +413,7 @@ class RulesService:
             if self._answerer is None:
                 from dataclasses import replace
 
-                picker = EvidencePicker(retriever.embedder, retriever.units)
+                picker = EvidencePicker(retriever.embedder, retriever.units, retriever.sentences)
                 llm = self.llm()
                 cal, check = self._measured(llm)
                 if self.settings.verdict_confidence is not None:

@@ -202,3 +202,88 @@ def test_a_single_game_index_contrasts_with_the_fitted_background(tmp_path) -> N
     )
     assert x["dense_contrast"] == pytest.approx(x["dense"] - tuning.bg_dense)
     assert x["bm25_contrast"] == pytest.approx(x["log_bm25"] - tuning.bg_log_bm25)
+
+
+class _Matches:
+    """Stands in for the sentence cache: a fixed best-sentence match per rule ID."""
+
+    def __init__(self, by_rule: dict[str, float]) -> None:
+        self.by_rule = by_rule
+        self.asked: list[list[str]] = []
+
+    def best_match(self, _vector, units):  # type: ignore[no-untyped-def]
+        self.asked.append([u.rule_id for u in units])
+        return [self.by_rule.get(u.rule_id, 0.0) for u in units]
+
+
+def test_top_rules_are_reordered_by_their_best_sentence(seeded_service) -> None:
+    from dataclasses import replace
+
+    from ruleslawyer.retrieval.hybrid import SENTENCE_DEPTH
+
+    retriever = seeded_service.retriever()
+    sig = retriever.signals("can my unit charge after it advanced", game="40k")
+    off = replace(retriever.tuning, w_sentence=0.0)
+    fused = [h.unit.rule_id for h in retriever.fuse(sig, k=8, refs=False, tuning=off).hits]
+    # the fourth rule's best sentence matches far better than the others'
+    fake = _Matches({fused[3]: 0.9})
+    retriever.sentences = fake
+    on = retriever.fuse(sig, k=8, refs=False, tuning=replace(off, w_sentence=1.0))
+    got = [h.unit.rule_id for h in on.hits]
+    assert got[0] == fused[3]
+    assert got[1:4] == [fused[0], fused[1], fused[2]]  # ties keep the fused order
+    assert got[SENTENCE_DEPTH:] == fused[SENTENCE_DEPTH:]  # beyond the depth: untouched
+    assert fake.asked == [fused[:SENTENCE_DEPTH]]
+    scores = [h.score for h in on.hits]
+    assert scores[0] == 1.0 and scores == sorted(scores, reverse=True)
+    # relevance reads the fused order it was fitted on, whatever the re-ordering
+    assert on.relevance == retriever.fuse(sig, k=8, refs=False, tuning=off).relevance
+    # off: the sentences are never embedded
+    fake.asked.clear()
+    assert [h.unit.rule_id for h in retriever.fuse(sig, k=8, refs=False, tuning=off).hits] == fused
+    assert fake.asked == []
+
+
+def test_a_looked_up_rule_stays_first_whatever_the_sentences(seeded_service) -> None:
+    from dataclasses import replace
+
+    retriever = seeded_service.retriever()
+    sig = retriever.signals("24.21")
+    t = replace(retriever.tuning, w_sentence=0.0)
+    fused = [h.unit.rule_id for h in retriever.fuse(sig, k=5, refs=False, tuning=t).hits]
+    assert fused[0] == "24.21"
+    retriever.sentences = _Matches({fused[-1]: 1.0})
+    got = retriever.fuse(sig, k=5, refs=False, tuning=replace(t, w_sentence=3.0)).hits
+    assert got[0].unit.rule_id == "24.21"
+    assert got[1].unit.rule_id == fused[-1]
+
+
+def test_sentence_vectors_embed_each_text_once_and_forget_the_oldest() -> None:
+    from ruleslawyer.ingest.embed import HashEmbedder
+    from ruleslawyer.records import RuleUnit
+    from ruleslawyer.retrieval.sentences import SentenceVectors
+
+    class Counting(HashEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
+
+        def embed(self, texts, **kw):  # type: ignore[no-untyped-def]
+            self.seen += list(texts)
+            return super().embed(texts, **kw)
+
+    emb = Counting()
+    vectors = SentenceVectors(emb, cache_size=3)
+    first = vectors.embed(["a b", "c d", "a b"])
+    assert emb.seen == ["a b", "c d"] and first.shape[0] == 3
+    assert (first[0] == first[2]).all()
+    vectors.embed(["a b", "e f", "g h"])  # "c d" is now the oldest: dropped
+    emb.seen.clear()
+    vectors.embed(["a b", "c d"])
+    assert emb.seen == ["c d"]
+    unit = RuleUnit(
+        game="g", rule_id="1", title="Walk", text="A unit walks six inches. It cannot fly."
+    )
+    query = emb.embed(["cannot fly"])[0]
+    best = vectors.best_match(query, [unit])
+    assert best[0] == pytest.approx(float(emb.embed(["It cannot fly."])[0] @ query))
