@@ -412,3 +412,38 @@ def test_on_a_page_that_marks_no_rules_an_aside_of_prose_is_a_rule() -> None:
         "Example: a trooper behind a wall is in cover from the far side.",
         "Optional: Destructible Cover": "A wall hit by a heavy weapon on a 6 is destroyed.",
     }
+
+
+def test_a_cell_spanning_rows_is_read_in_every_row_it_spans() -> None:
+    """A weapon table's category cell spans its weapons' rows; read in its first
+    row only, the next rows lost a column and their cells shifted left."""
+    page = """<!DOCTYPE html><html><body><h1>Weapons</h1><table>
+<tr><th rowspan="2">Weapon</th><th colspan="2">Range</th><th rowspan="2">Notes</th></tr>
+<tr><th>Short</th><th>Long</th></tr>
+<tr><td rowspan="2">Rifle</td><td>12</td><td>24</td><td rowspan="2">Both fire twice</td></tr>
+<tr><td>18</td><td>30</td></tr>
+<tr><td rowspan="x">Pistol</td><td>6</td><td>12</td><td>-</td></tr>
+</table></body></html>"""
+    (unit,) = parse_file("rules.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Weapon | Range | Notes",
+        "Weapon | Short | Long | Notes",
+        "Rifle | 12 | 24 | Both fire twice",
+        "Rifle | 18 | 30 | Both fire twice",
+        "Pistol | 6 | 12 | -",
+    ]
+
+
+def test_a_table_inside_a_cell_is_read_once() -> None:
+    """An old site's layout table holds the rules, a to-hit table in one cell:
+    the nested table's cells were also read into the outer row, a run of
+    "| Target | To hit | Infantry | 4+" after the cell's text; and a heading
+    in a cell ran into the text after it."""
+    page = """<html><body><table><tr><td><h1>Firing</h1>Roll one die per gun.
+<table><tr><th>Target</th><th>To hit</th></tr><tr><td>Infantry</td><td>4+</td></tr></table>
+</td></tr></table></body></html>"""
+    (unit,) = parse_file("rules.html", page.encode(), game="x").units
+    assert unit.text.startswith("Firing Roll one die per gun.")  # not "FiringRoll"
+    assert unit.text.count("Infantry") == 2  # the cell's text, then the table's own row
+    assert "| Infantry" not in unit.text.split("\n")[0]
+    assert "Infantry | 4+" in unit.text.split("\n")

@@ -65,6 +65,7 @@ RUN_IN_LEVEL = 7
 # definitions are sentences; a stat block's values a word or two).
 DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
+MAX_SPAN = 1000  # rows or columns one table cell may span
 # Share of an aside's or footer's words inside links for it to be the page's
 # links box, not a note: a share bar or "see also" list is nearly all links,
 # a designer's note nearly none (readability's link density, as a bound).
@@ -198,11 +199,16 @@ def _pseudo_heading(term: str) -> bool:
 
 def _text(el: Any) -> str:
     """The element's words, whitespace collapsed; a line break or a block inside
-    it separates words (inline tags inside a word do not)."""
+    it separates words, where it starts and where it ends (inline tags inside
+    a word do not)."""
     from bs4 import NavigableString, Tag
 
     parts: list[str] = []
     for node in el.descendants:
+        # a block's end separates words too: "<h1>Firing</h1>Roll one die"
+        before = node.previous_sibling
+        if isinstance(before, Tag) and before.name in _BREAKS:
+            parts.append(" ")
         if isinstance(node, Tag):
             if node.name in _BREAKS:
                 parts.append(" ")
@@ -260,8 +266,7 @@ class _Walker:
             caption = child.find("caption")
             if caption is not None:  # the table's name ("Weapon Table"), said first
                 self.add(_text(caption))
-            for tr in child.find_all("tr"):
-                cells = [_text(c) for c in tr.find_all(["th", "td"])]
+            for cells in _table_rows(child):
                 if any(cells):
                     self.add(" | ".join(cells))
         elif name in ("ul", "ol"):
@@ -380,6 +385,62 @@ class _Walker:
                     self._definitions(n, lines=True)  # "term: value" lines
                 else:
                     self._list(n, depth + 1)
+
+
+def _span(value: Any) -> int:
+    """A rowspan or colspan as a count: 1 when missing, malformed or 0 (HTML's
+    "to the end of the section", which no rulebook table seen uses), and
+    capped so a typo cannot blow a row up."""
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        return 1
+    return min(max(n, 1), MAX_SPAN)
+
+
+def _table_rows(table: Any) -> list[list[str]]:
+    """The table's rows as cell texts, a cell that spans rows (``rowspan``) in
+    every row it spans.
+
+    A weapon table's category cell ("Rifles") spans the rows of its weapons;
+    read only in its first row, the next rows lose their first column and
+    every cell after it shifts left, so "Lever rifle | 18" no longer says
+    it is a rifle or lines up with the header. A cell spanning columns is
+    read once, where it starts. Rows of a table inside a cell are its own
+    (the cell's text holds them too, as before).
+    """
+    # per table (a nested one keeps its own): column -> (text, rows left, width)
+    carried: dict[int, dict[int, tuple[str, int, int]]] = {}
+    rows: list[list[str]] = []
+    for tr in table.find_all("tr"):
+        spans = carried.setdefault(id(tr.find_parent("table")), {})
+        row: list[str] = []
+        col = 0
+        for cell in tr.find_all(["th", "td"], recursive=False):
+            col = _carry(spans, row, col)
+            text = _text(cell)
+            width, height = _span(cell.get("colspan")), _span(cell.get("rowspan"))
+            row.append(text)
+            if height > 1:
+                spans[col] = (text, height - 1, width)
+            col += width
+        for start in sorted(c for c in spans if c >= col):  # spans past the row's own cells
+            if start >= col:
+                col = _carry(spans, row, start)
+        rows.append(row)
+    return rows
+
+
+def _carry(spans: dict[int, tuple[str, int, int]], row: list[str], col: int) -> int:
+    """Append the cells spanning down into ``col`` and the columns after it; the
+    column after them."""
+    while col in spans:
+        text, left, width = spans.pop(col)
+        row.append(text)
+        if left > 1:
+            spans[col] = (text, left - 1, width)
+        col += width
+    return col
 
 
 def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
