@@ -33,9 +33,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import os
 import re
 import time
+import tomllib
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import Any
 
 from benchmarks.common import fit_logistic, highest_floor, retrieval_scores
@@ -140,20 +143,32 @@ def sentence_only() -> tuple[Tuning, dict[str, Any]]:
     }
 
 
-def write_sentence_weight(w: float) -> None:
-    """Set ``w_sentence`` in the tuning file, leaving every other line as it is."""
-    text = TUNING_FILE.read_text(encoding="utf-8")
-    line = f"w_sentence = {w!r}\n"
-    if re.search(r"(?m)^w_sentence = .*\n", text):
-        text = re.sub(r"(?m)^w_sentence = .*\n", line, text)
+def write_sentence_weight(w: float, path: Path = TUNING_FILE) -> None:
+    """Set ``w_sentence`` in the tuning file, leaving every other line as it is.
+
+    The new text is parsed before it replaces the file, and replaces it in
+    one step: a tuning file that no longer parses would stop every search.
+    """
+    text = path.read_text(encoding="utf-8")
+    line = f"w_sentence = {w!r}"
+    key = re.compile(r"(?m)^[ \t]*w_sentence[ \t]*=.*$")
+    if key.search(text):
+        text = key.sub(line, text)
+    elif re.search(r"(?m)^\[retrieval\][ \t]*$", text):
+        text = re.sub(r"(?m)^\[retrieval\][ \t]*$", f"[retrieval]\n{line}", text, count=1)
     else:
-        text = text.replace("[retrieval]\n", "[retrieval]\n" + line, 1)
+        text = text.rstrip("\n") + f"\n[retrieval]\n{line}\n"
     note = (
-        f"# w_sentence fitted on fit by `python -m benchmarks tune --sentence-only --write` on "
-        f"{time.strftime('%Y-%m-%d')}, everything else as it was.\n"
+        "# w_sentence fitted on fit by `python -m benchmarks tune --sentence-only --write` on "
+        f"{time.strftime('%Y-%m-%d')}, everything else as it was."
     )
     text = re.sub(r"(?m)^# w_sentence fitted .*\n", "", text)
-    TUNING_FILE.write_text(text.replace("[retrieval]\n", note + "[retrieval]\n", 1), "utf-8")
+    text = re.sub(r"(?m)^\[retrieval\]", f"{note}\n[retrieval]", text, count=1)
+    if tomllib.loads(text)["retrieval"]["w_sentence"] != w:
+        raise SystemExit(f"could not set w_sentence in {path}; it is unchanged")
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def tune() -> tuple[Tuning, dict[str, Any]]:

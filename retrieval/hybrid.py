@@ -302,10 +302,12 @@ class HybridRetriever:
         self, sig: Signals, *, k: int = 5, refs: bool = True, tuning: Tuning | None = None
     ) -> SearchResult:
         t = tuning or self.tuning
-        ranked = self._rank(sig, t, k)
+        # at least the re-ordered depth, so a search for 1 or 3 rules gets the
+        # first ones an answer would (relevance reads the first five, as fitted)
+        ranked = self._rank(sig, t, max(k, SENTENCE_DEPTH))
         hits = [
             Hit(self.units[i], score, tuple(ranked.why.get(i, ())))
-            for i, score in self._by_sentence(sig, ranked, t)
+            for i, score in self._by_sentence(sig, ranked, t)[:k]
         ]
         if refs:
             hits = self._with_refs(hits, ranked.game)
@@ -329,27 +331,27 @@ class HybridRetriever:
         """The top rules and their scores, the first ``SENTENCE_DEPTH`` re-ordered by
         fused score + ``w_sentence`` x their best sentence's meaning match.
 
-        Scores are the fused score divided by the best rule's (so the first is 1),
-        the match added for the re-ordered ones and all divided again by the
-        best; a match is taken as at least 0, so the rules beyond the depth,
-        which were below the re-ordered ones, stay below them. Lookups (a rule
-        number, a question that is only a rule's name) stay first. The
-        relevance model reads the fused order: it was fitted on that.
+        Scores are the fused score divided by the best rule's, the match added
+        for the re-ordered ones, and all divided again by the best, so the
+        first is 1 and none is above the one before it: a match is taken as at
+        least 0, so the rules beyond the depth, which were below the re-ordered
+        ones, stay below them. Lookups (a rule number, a question that is only
+        a rule's name) stay first and score 1. The relevance model reads the
+        fused order: it was fitted on that.
         """
         top = ranked.top
         best = max((float(ranked.fused[i]) for i in top), default=1.0) or 1.0
         scores = {i: float(ranked.fused[i]) / best for i in top}
         pinned = ranked.pinned
         movable = top[pinned:SENTENCE_DEPTH]
-        if t.w_sentence <= 0 or sig.query_vector is None or len(movable) < 2:
-            return [(i, scores[i]) for i in top]
-        match = self.sentences.best_match(sig.query_vector, [self.units[i] for i in movable])
-        for i, m in zip(movable, match, strict=True):
-            scores[i] += t.w_sentence * max(0.0, m)
-        moved = sorted(movable, key=lambda i: -scores[i])  # stable: fused order breaks ties
-        order = [*top[:pinned], *moved, *top[pinned + len(movable) :]]
-        high = max(scores.values()) or 1.0
-        return [(i, scores[i] / high) for i in order]
+        if t.w_sentence > 0 and sig.query_vector is not None and len(movable) > 1:
+            match = self.sentences.best_match(sig.query_vector, [self.units[i] for i in movable])
+            for i, m in zip(movable, match, strict=True):
+                scores[i] += t.w_sentence * max(0.0, m)
+            movable = sorted(movable, key=lambda i: -scores[i])  # stable: fused order breaks ties
+        order = [*top[:pinned], *movable, *top[pinned + len(movable) :]]
+        high = max((scores[i] for i in order[pinned:]), default=1.0) or 1.0
+        return [(i, 1.0 if n < pinned else scores[i] / high) for n, i in enumerate(order)]
 
     def relevance_inputs(self, sig: Signals, tuning: Tuning | None = None) -> tuple[float, ...]:
         """The relevance model's inputs for one query, as ``fuse`` computes them (the

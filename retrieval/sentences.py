@@ -5,14 +5,16 @@ characters, headed by its title: good for finding the rule, but one
 sentence that answers the question is blurred by the others in its window.
 So the few rules fusion ranks first are ordered again with their single
 best sentence's meaning match added (``HybridRetriever.fuse``), and the
-evidence picker scores the same sentences to choose its quotes.
+evidence picker scores the sentences of the first three to choose its
+quotes (a rule of 400 characters or fewer it scores whole).
 
 Sentences are embedded when first needed, not at ingest: the 1 MB
 rulebook's 60 s indexing budget has no room for a vector per sentence
 (about three times the windows), while a question touches only its top
 rules' sentences (about 60, ~0.3 s with MiniLM on two cores when none is
 cached). The vectors are kept in one LRU cache shared by the retriever and
-the picker, so the picker's quotes cost nothing more.
+the picker, so the picker embeds only the question and the short rules it
+quotes whole.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ class SentenceVectors:
             vecs = self.embedder.embed(missing)
             with self._lock:
                 for t, v in zip(missing, vecs, strict=True):
-                    self._cache[t] = v
+                    # a copy: a row of the batch's array would keep the whole batch alive
+                    self._cache[t] = np.array(v, dtype=np.float32, copy=True)
                     self._cache.move_to_end(t)
                     if len(self._cache) > self._cache_size:
                         self._cache.popitem(last=False)

@@ -434,7 +434,7 @@ def test_a_cell_spanning_rows_is_read_in_every_row_it_spans() -> None:
     ]
 
 
-def test_a_table_inside_a_cell_is_read_once() -> None:
+def test_a_table_inside_a_cell_is_not_read_into_the_outer_row() -> None:
     """An old site's layout table holds the rules, a to-hit table in one cell:
     the nested table's cells were also read into the outer row, a run of
     "| Target | To hit | Infantry | 4+" after the cell's text; and a heading
@@ -447,3 +447,45 @@ def test_a_table_inside_a_cell_is_read_once() -> None:
     assert unit.text.count("Infantry") == 2  # the cell's text, then the table's own row
     assert "| Infantry" not in unit.text.split("\n")[0]
     assert "Infantry | 4+" in unit.text.split("\n")
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        # cells an old site wraps in a <div> inside the row
+        ("<tr><div><td>A</td></div><td>B</td></tr>", ["A | B"]),
+        # a cell spanning two columns uses up the span it overlaps
+        (
+            "<tr><td>A</td><td rowspan=2>B</td></tr><tr><td colspan=2>C</td></tr>"
+            "<tr><td>E</td><td>F</td></tr>",
+            ["A | B", "C", "E | F"],
+        ),
+        # a span ends with its row group, as in a browser
+        (
+            "<thead><tr><th rowspan=3>W</th><th>R</th></tr></thead>"
+            "<tbody><tr><td>Rifle</td><td>24</td></tr></tbody>",
+            ["W | R", "Rifle | 24"],
+        ),
+        # a short row keeps its spanning cell in its column
+        (
+            "<tr><td>A</td><td>B</td><td rowspan=2>C</td></tr><tr><td>D</td></tr>",
+            ["A | B | C", "D |  | C"],
+        ),
+        # "2px" is 2, as browsers read it; "-1" is 1
+        ("<tr><td rowspan='2px'>A</td><td>B</td></tr><tr><td>C</td></tr>", ["A | B", "A | C"]),
+        ("<tr><td rowspan='-1'>A</td><td>B</td></tr><tr><td>C</td></tr>", ["A | B", "C"]),
+    ],
+)
+def test_malformed_spanning_tables(rows: str, expected: list[str]) -> None:
+    page = f"<html><body><h1>T</h1><table>{rows}</table></body></html>"
+    (unit,) = parse_file("rules.html", page.encode(), game="x").units
+    assert [line for line in unit.text.split("\n") if line] == expected
+
+
+def test_a_block_ending_inside_an_inline_tag_separates_words() -> None:
+    page = (
+        "<html><body><h1>T</h1><table><tr><td><a href='#'><h3>Firing</h3></a>Roll a die.</td>"
+        "<td>x</td></tr></table></body></html>"
+    )
+    text = " ".join(u.text for u in parse_file("rules.html", page.encode(), game="x").units)
+    assert "FiringRoll" not in text

@@ -254,8 +254,25 @@ def test_a_looked_up_rule_stays_first_whatever_the_sentences(seeded_service) -> 
     assert fused[0] == "24.21"
     retriever.sentences = _Matches({fused[-1]: 1.0})
     got = retriever.fuse(sig, k=5, refs=False, tuning=replace(t, w_sentence=3.0)).hits
-    assert got[0].unit.rule_id == "24.21"
-    assert got[1].unit.rule_id == fused[-1]
+    assert got[0].unit.rule_id == "24.21" and got[0].score == 1.0
+    assert got[1].unit.rule_id == fused[-1] and got[1].score == 1.0
+    assert [h.score for h in got[1:]] == sorted((h.score for h in got[1:]), reverse=True)
+
+
+def test_a_search_for_fewer_rules_gets_the_first_ones_an_answer_would(seeded_service) -> None:
+    from dataclasses import replace
+
+    retriever = seeded_service.retriever()
+    sig = retriever.signals("can my unit charge after it advanced", game="40k")
+    t = replace(retriever.tuning, w_sentence=0.0)
+    fused = [h.unit.rule_id for h in retriever.fuse(sig, k=5, refs=False, tuning=t).hits]
+    retriever.sentences = _Matches({fused[4]: 0.9})
+    on = replace(t, w_sentence=1.0)
+    five = [h.unit.rule_id for h in retriever.fuse(sig, k=5, refs=False, tuning=on).hits]
+    assert five[0] == fused[4]
+    for k in (1, 3):
+        got = [h.unit.rule_id for h in retriever.fuse(sig, k=k, refs=False, tuning=on).hits]
+        assert got == five[:k]
 
 
 def test_sentence_vectors_embed_each_text_once_and_forget_the_oldest() -> None:

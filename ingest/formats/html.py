@@ -66,6 +66,7 @@ RUN_IN_LEVEL = 7
 DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
 MAX_SPAN = 1000  # rows or columns one table cell may span
+BLOCK_END_DEPTH = 8  # how deep _text looks for a block ending just before a word
 # Share of an aside's or footer's words inside links for it to be the page's
 # links box, not a note: a share bar or "see also" list is nearly all links,
 # a designer's note nearly none (readability's link density, as a bound).
@@ -205,10 +206,17 @@ def _text(el: Any) -> str:
 
     parts: list[str] = []
     for node in el.descendants:
-        # a block's end separates words too: "<h1>Firing</h1>Roll one die"
+        # a block's end separates words too: "<h1>Firing</h1>Roll one die",
+        # "<a><h3>Firing</h3></a>Roll" (looked for a few levels down only: a
+        # hostile page nests thousands)
         before = node.previous_sibling
-        if isinstance(before, Tag) and before.name in _BREAKS:
-            parts.append(" ")
+        for _ in range(BLOCK_END_DEPTH):
+            if not isinstance(before, Tag):
+                break
+            if before.name in _BREAKS:
+                parts.append(" ")
+                break
+            before = before.contents[-1] if before.contents else None
         if isinstance(node, Tag):
             if node.name in _BREAKS:
                 parts.append(" ")
@@ -388,14 +396,12 @@ class _Walker:
 
 
 def _span(value: Any) -> int:
-    """A rowspan or colspan as a count: 1 when missing, malformed or 0 (HTML's
-    "to the end of the section", which no rulebook table seen uses), and
-    capped so a typo cannot blow a row up."""
-    try:
-        n = int(str(value).strip())
-    except (TypeError, ValueError):
-        return 1
-    return min(max(n, 1), MAX_SPAN)
+    """A rowspan or colspan as a count, read as browsers read it (its leading
+    digits: "2px" is 2): 1 when missing, malformed or 0 (HTML's "to the end
+    of the section", which no rulebook table seen uses), and capped so a typo
+    cannot blow a row up."""
+    digits = re.match(r"\s*(\d+)", str(value or ""))
+    return min(max(int(digits.group(1)), 1), MAX_SPAN) if digits else 1
 
 
 def _table_rows(table: Any) -> list[list[str]]:
@@ -406,26 +412,35 @@ def _table_rows(table: Any) -> list[list[str]]:
     read only in its first row, the next rows lose their first column and
     every cell after it shifts left, so "Lever rifle | 18" no longer says
     it is a rifle or lines up with the header. A cell spanning columns is
-    read once, where it starts. Rows of a table inside a cell are its own
-    (the cell's text holds them too, as before).
+    read once, where it starts; a row short of cells gets empty ones up to
+    a cell spanning down into it. A span ends with its row group
+    (``<thead>``, ``<tbody>``), as in a browser. Rows of a table inside a
+    cell are its own (the cell's text holds them too).
     """
-    # per table (a nested one keeps its own): column -> (text, rows left, width)
+    # per row group (a nested table's are its own): column -> (text, rows left, width)
     carried: dict[int, dict[int, tuple[str, int, int]]] = {}
     rows: list[list[str]] = []
     for tr in table.find_all("tr"):
-        spans = carried.setdefault(id(tr.find_parent("table")), {})
+        spans = carried.setdefault(id(tr.parent), {})
         row: list[str] = []
         col = 0
-        for cell in tr.find_all(["th", "td"], recursive=False):
+        # the row's own cells, also those an old site wraps in a <form> or <div>
+        for cell in (c for c in tr.find_all(["th", "td"]) if c.find_parent("tr") is tr):
             col = _carry(spans, row, col)
             text = _text(cell)
             width, height = _span(cell.get("colspan")), _span(cell.get("rowspan"))
             row.append(text)
+            for inside in range(col + 1, col + width):  # overlapped by this cell: used up here
+                if inside in spans:
+                    over, left, wide = spans.pop(inside)
+                    if left > 1:
+                        spans[inside] = (over, left - 1, wide)
             if height > 1:
                 spans[col] = (text, height - 1, width)
             col += width
         for start in sorted(c for c in spans if c >= col):  # spans past the row's own cells
             if start >= col:
+                row.extend([""] * (start - col))
                 col = _carry(spans, row, start)
         rows.append(row)
     return rows
