@@ -293,3 +293,30 @@ def test_markdown_that_mentions_the_pdf_signature_stays_markdown() -> None:
         "printing/sizes",
         "printing/colours",
     ]
+
+
+def test_a_markdown_footnote_goes_with_the_rule_that_refers_to_it() -> None:
+    """Footnote texts sit at the end of the file: read as paragraphs, every one
+    landed in the last rule, whatever rule referred to it."""
+    md = (
+        "# Shooting\n\nRoll a die per model.[^cover]\n\n"
+        "| Range | Hit |\n|---|---|\n| Short[^s] | 3+ |\n| Long | 5+ |\n\n"
+        "# Morale\n\nTest when half the unit is lost.\n\n"
+        "[^cover]: Models in cover add 1 to the roll.\n"
+        "[^s]: Short range is up to 12 inches.\n"
+        "[^thanks]: Thanks to the playtesters,\n    and to the club.\n"
+    )
+    by_id = {u.rule_id: u.text for u in parse_file("r.md", md.encode(), game="x").units}
+    assert by_id["shooting"].split("\n") == [
+        "Roll a die per model.[cover]",
+        "[cover] Models in cover add 1 to the roll.",
+        "Range | Hit",  # a note inside the table would split its rows
+        "Short[s] | 3+",
+        "Long | 5+",
+        "[s] Short range is up to 12 inches.",
+    ]
+    # one nothing refers to stays at the end, its text kept
+    assert by_id["morale"].split("\n") == [
+        "Test when half the unit is lost.",
+        "[thanks] Thanks to the playtesters, and to the club.",
+    ]

@@ -7,6 +7,13 @@ becomes one line per row with its cells joined by " | ", and a block quote
 (a designer's note) stays with the rule it sits in. A bold run-in label
 (``**Range:** 12"``) is just text: only headings make rules.
 
+Footnotes (``[^1]``, mdit-py-plugins): their texts sit at the end of the
+file, which would put every one under the last heading, in whatever rule
+that is. So a footnote goes right after the paragraph that first refers
+to it, as "[1] text", and the reference reads "[1]" where it stands. A
+footnote nothing refers to stays at the end (the plugin drops it; its text
+is taken from the source).
+
 A file with no heading at all is ingested as plain sections, with a
 warning (``outline.build_units``).
 """
@@ -35,8 +42,9 @@ def sniff(head: bytes) -> bool:
 
 def _parser() -> Any:
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
 
-    return MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    return MarkdownIt("commonmark").enable("table").enable("strikethrough").use(footnote_plugin)
 
 
 def _inline_text(token: Any) -> str:
@@ -53,7 +61,13 @@ def _inline_text(token: Any) -> str:
             out.append("\n")
         elif child.type == "image":
             out.append(child.content or "")
+        elif child.type == "footnote_ref":
+            out.append(f"[{child.meta['label']}]")
     return "".join(out).strip()
+
+
+def _footnote_refs(token: Any) -> list[str]:
+    return [c.meta["label"] for c in token.children or [] if c.type == "footnote_ref"]
 
 
 def outline_of(text: str) -> Outline:
@@ -65,14 +79,27 @@ def outline_of(text: str) -> Outline:
             outline.title = title.group(1).strip("'\"")
         outline.dropped["front matter"] += 1
         text = text[m.end() :]
-    tokens = _parser().parse(text)
+    env: dict[str, Any] = {}
+    tokens = _parser().parse(text, env)
     lists: list[list[int]] = []  # per open list: [next number or -1 for bullets]
     item_prefix = ""
     row: list[str] | None = None
     heading_level = 0
+    referred: dict[str, int] = {}  # footnote label -> the block that first refers to it
+    notes: dict[str, list[str]] = {}  # footnote label -> its paragraphs
+    note: str | None = None  # the footnote being read
+    in_table: list[str] = []  # footnotes referred to in the table being read
     for tok in tokens:
         t = tok.type
-        if t == "heading_open":
+        if t == "footnote_open":
+            note = tok.meta["label"]
+            notes.setdefault(note, [])
+        elif t == "footnote_close":
+            note = None
+        elif note is not None:
+            if t == "inline" and _inline_text(tok):
+                notes[note].append(" ".join(_inline_text(tok).split()))
+        elif t == "heading_open":
             heading_level = int(tok.tag[1])
         elif t == "heading_close":
             heading_level = 0
@@ -104,6 +131,17 @@ def outline_of(text: str) -> Outline:
             elif content:
                 outline.blocks.append(Block(item_prefix + content))
                 item_prefix = ""
+            # a reference in a table waits for the table's end: a note inside
+            # it would split its rows
+            for label in _footnote_refs(tok):
+                if row is not None:
+                    in_table.append(label)
+                else:
+                    referred.setdefault(label, len(outline.blocks) - 1)
+        elif t == "table_close":
+            for label in in_table:
+                referred.setdefault(label, len(outline.blocks) - 1)
+            in_table.clear()
         elif t in ("fence", "code_block"):
             if tok.content.strip():
                 outline.blocks.append(Block(tok.content.strip("\n")))
@@ -117,7 +155,33 @@ def outline_of(text: str) -> Outline:
                 outline.blocks.extend(fragment.blocks)
             else:
                 outline.dropped["HTML markup"] += 1
+    # The plugin drops a footnote nothing refers to; its text is kept, as read
+    # from the source (its first line and the indented lines after it).
+    for key, ref in env.get("footnotes", {}).get("refs", {}).items():
+        label = key[1:]
+        if ref < 0 and label not in notes:
+            found = re.search(
+                rf"(?m)^ {{0,3}}\[\^{re.escape(label)}\]:(.*(?:\n(?: {{4}}|\t).*)*)", text
+            )
+            if found and found.group(1).strip():
+                notes[label] = [" ".join(found.group(1).split())]
+    _place_footnotes(outline, notes, referred)
     return outline
+
+
+def _place_footnotes(
+    outline: Outline, notes: dict[str, list[str]], referred: dict[str, int]
+) -> None:
+    """Each footnote after the block that first refers to it; the others at the end."""
+    after: dict[int, list[Block]] = {}
+    for label, paragraphs in notes.items():
+        if not paragraphs:
+            continue
+        block = Block(f"[{label}] " + " ".join(paragraphs))
+        at = referred.get(label, len(outline.blocks) - 1)
+        after.setdefault(max(at, -1), []).append(block)
+    for at in sorted(after, reverse=True):
+        outline.blocks[at + 1 : at + 1] = after[at]
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
