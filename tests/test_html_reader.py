@@ -489,3 +489,26 @@ def test_a_block_ending_inside_an_inline_tag_separates_words() -> None:
     )
     text = " ".join(u.text for u in parse_file("rules.html", page.encode(), game="x").units)
     assert "FiringRoll" not in text
+
+
+def test_raw_html_in_markdown_keeps_a_box_named_like_page_chrome() -> None:
+    """A Markdown rulebook's <div class="sidebar"> is a designer's sidebar: it
+    was dropped as a site's sidebar, and its rule with it."""
+    md = (
+        "# Combat\n\n"
+        '<div class="sidebar"><strong>Fleeing.</strong> A hero may flee instead of attacking.</div>\n\n'
+        "Roll a d20 and add your weapon bonus.\n"
+    )
+    (unit,) = parse_file("rules.md", md.encode(), game="x").units
+    assert "A hero may flee instead of attacking." in unit.text
+
+
+def test_an_html_table_in_markdown_with_a_blank_line_between_rows_is_one_table() -> None:
+    """CommonMark ends an HTML block at a blank line, so the rows after it came
+    as a piece starting at <tr>, which alone is no table: 'Sword +2 Axe +3'."""
+    md = (
+        "# Weapons\n\n<table>\n  <tr><th>Weapon</th><th>Bonus</th></tr>\n\n"
+        "  <tr><td>Sword</td><td>+2</td></tr>\n  <tr><td>Axe</td><td>+3</td></tr>\n</table>\n"
+    )
+    (unit,) = parse_file("rules.md", md.encode(), game="x").units
+    assert unit.text.split("\n") == ["Weapon | Bonus", "Sword | +2", "Axe | +3"]

@@ -151,6 +151,10 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         return not (el.name == "button" and el.find_parent(_HEADING_TAGS) is not None)
     if role in _CHROME_ROLES:
         return True
+    if fragment:
+        # Raw HTML a rulebook's author wrote into a Markdown file names its own
+        # boxes: a "sidebar" there is a designer's sidebar, not the site's.
+        return False
     if el.name in _NEVER_BY_NAME:
         # A heading is the rules' own, whatever its id says (Sphinx and pandoc
         # give a section on "Navigation" the id "navigation"), and a table's

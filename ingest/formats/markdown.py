@@ -89,8 +89,11 @@ def outline_of(text: str) -> Outline:
     notes: dict[str, list[str]] = {}  # footnote label -> its paragraphs
     note: str | None = None  # the footnote being read
     in_table: list[str] = []  # footnotes referred to in the table being read
+    raw: list[str] = []  # consecutive HTML blocks, read as one
     for tok in tokens:
         t = tok.type
+        if raw and t != "html_block":
+            _read_html(outline, raw)
         if t == "footnote_open":
             note = tok.meta["label"]
             notes.setdefault(note, [])
@@ -146,15 +149,9 @@ def outline_of(text: str) -> Outline:
             if tok.content.strip():
                 outline.blocks.append(Block(tok.content.strip("\n")))
         elif t == "html_block":
-            # Raw HTML is read as the HTML reader reads a page, so an
-            # ``<h3>`` in a wiki export opens its section like ``###`` does,
-            # and its tables and lists keep their rows and items.
-            fragment = html.outline_of(tok.content.encode("utf-8"), fragment=True)
-            outline.dropped.update(fragment.dropped)
-            if fragment.blocks:
-                outline.blocks.extend(fragment.blocks)
-            else:
-                outline.dropped["HTML markup"] += 1
+            raw.append(tok.content)
+    if raw:
+        _read_html(outline, raw)
     # The plugin drops a footnote nothing refers to; its text is kept, as read
     # from the source (its first line and the indented lines after it).
     for key, ref in env.get("footnotes", {}).get("refs", {}).items():
@@ -167,6 +164,22 @@ def outline_of(text: str) -> Outline:
                 notes[label] = [" ".join(found.group(1).split())]
     _place_footnotes(outline, notes, referred)
     return outline
+
+
+def _read_html(outline: Outline, raw: list[str]) -> None:
+    """Raw HTML, read as the HTML reader reads a page, so an ``<h3>`` in a
+    wiki export opens its section like ``###`` does, and its tables and
+    lists keep their rows and items. CommonMark ends an HTML block at a
+    blank line, so a table with a blank line between its rows arrives in
+    pieces (a second piece starting at ``<tr>``, which alone is no table):
+    consecutive pieces are read together. Empties ``raw``."""
+    fragment = html.outline_of("\n".join(raw).encode("utf-8"), fragment=True)
+    raw.clear()
+    outline.dropped.update(fragment.dropped)
+    if fragment.blocks:
+        outline.blocks.extend(fragment.blocks)
+    else:
+        outline.dropped["HTML markup"] += 1
 
 
 def _place_footnotes(
