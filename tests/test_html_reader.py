@@ -512,3 +512,36 @@ def test_an_html_table_in_markdown_with_a_blank_line_between_rows_is_one_table()
     )
     (unit,) = parse_file("rules.md", md.encode(), game="x").units
     assert unit.text.split("\n") == ["Weapon | Bonus", "Sword | +2", "Axe | +3"]
+
+
+INFOBOX_PAGE = """<!DOCTYPE html><html><body><main><h1>Knight</h1>
+<aside class="portable-infobox"><h2>Knight</h2>
+<div class="pi-data"><h3>Type</h3><div>Cavalry</div></div>
+<section><h2>Stats</h2>
+<div class="pi-data"><h3>Move</h3><div>10"</div></div>
+<div class="pi-data"><h3>Cost</h3><div>45 points</div></div></section></aside>
+<p>The Knight is heavy cavalry. A Knight that charges adds +2 to its Attack.</p>
+<h2>Special rules</h2><p>Knights cannot enter woods.</p>
+<aside><h3>Designer's note</h3><p>Woods break up a charge, so we kept horses out of them entirely.</p></aside>
+</main></body></html>"""
+
+
+def test_a_wikis_infobox_is_a_card_of_labelled_values_not_sections() -> None:
+    """Read as sections, each infobox label became a rule ("Cost": "45 points")
+    and the article's first paragraph, after the card, went into "Cost"."""
+    by_id = {u.rule_id: u for u in parse_file("knight.html", INFOBOX_PAGE.encode(), game="x").units}
+    assert sorted(by_id) == [
+        "knight",
+        "knight/special-rules",
+        "knight/special-rules/designer-s-note",
+    ]
+    assert by_id["knight"].text.split("\n") == [
+        "Knight",
+        "Type: Cavalry",
+        "Stats",
+        'Move: 10"',
+        "Cost: 45 points",
+        "The Knight is heavy cavalry. A Knight that charges adds +2 to its Attack.",
+    ]
+    # an aside of a heading and prose is a note, still a section
+    assert "kept horses out" in by_id["knight/special-rules/designer-s-note"].text

@@ -66,6 +66,7 @@ RUN_IN_LEVEL = 7
 DEFINITION_WORDS = 6
 ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
 MAX_SPAN = 1000  # rows or columns one table cell may span
+CARD_VALUE_CHARS = 60  # the longest value a data card's label may have
 BLOCK_END_DEPTH = 8  # how deep _text looks for a block ending just before a word
 # Share of an aside's or footer's words inside links for it to be the page's
 # links box, not a note: a share bar or "see also" list is nearly all links,
@@ -191,6 +192,30 @@ def _has_rules_root(el: Any) -> bool:
     )
 
 
+def _is_data_card(el: Any) -> bool:
+    """An aside that is a data card (a wiki's infobox: "Type Cavalry", "Move
+    10\"", "Cost 45 points"), its headings labels and not sections.
+
+    Read as sections, each label became a rule of a few characters, and the
+    article's first paragraph, which follows the card, went into the last
+    label's rule ("Cost"). A label is a heading that opens its own box and is
+    followed there by a short value; two of them make a card. A designer's
+    note or an example box in an aside (a heading, then prose) is no card.
+    """
+    labels = 0
+    for heading in el.find_all(_HEADING_TAGS):
+        value = heading.find_next_sibling()
+        if (
+            heading.find_previous_sibling() is None
+            and value is not None
+            and value.name not in _HEADINGS
+            and 0 < len(_text(value)) <= CARD_VALUE_CHARS
+            and value.find_next_sibling() is None
+        ):
+            labels += 1
+    return labels >= 2
+
+
 def _link_dense(el: Any) -> bool:
     words = len(_WORD.findall(el.get_text(" ")))
     linked = sum(len(_WORD.findall(a.get_text(" "))) for a in el.find_all("a"))
@@ -248,17 +273,29 @@ class _Walker:
         self.outline = outline
         self.pending: list[str] = []  # loose inline text inside a container
         self.in_definition = 0  # depth of <dl>s being read
+        self.in_card = 0  # depth of data cards (see ``_is_data_card``) being read
+        self.label = ""  # a data card's label, waiting for its value
 
     def flush(self) -> None:
         text = " ".join(" ".join(self.pending).split())
         if text:
-            self.outline.blocks.append(Block(text))
+            self.outline.blocks.append(Block(self._labelled(text)))
         self.pending = []
 
     def add(self, text: str, level: int = 0) -> None:
         self.flush()
         if text:
-            self.outline.blocks.append(Block(text, level))
+            self.outline.blocks.append(Block(self._labelled(text) if not level else text, level))
+
+    def _lone_label(self) -> None:
+        """A data-card label no value followed (the card's title): a line of its own."""
+        label, self.label = self.label, ""
+        self.add(label)
+
+    def _labelled(self, text: str) -> str:
+        """``text`` as the value of the data-card label waiting for one, if any."""
+        label, self.label = self.label, ""
+        return f"{label}: {text}" if label else text
 
     def walk(self, el: Any) -> None:
         for child in el.children:
@@ -271,8 +308,20 @@ class _Walker:
                 self.pending.append(str(child))
             return
         name = child.name
-        if name in _HEADINGS:
+        if name in _HEADINGS and self.in_card:
+            # a data card's label: the line its value goes on ("Cost: 45 points")
+            self.flush()
+            self._lone_label()
+            self.label = _text(child)
+        elif name in _HEADINGS:
             self.add(_text(child), _HEADINGS[name])
+        elif name == "aside" and _is_data_card(child):
+            self.flush()
+            self.in_card += 1
+            self.walk(child)
+            self.flush()
+            self._lone_label()
+            self.in_card -= 1
         elif name == "table":
             self.flush()
             caption = child.find("caption")
