@@ -224,11 +224,14 @@ def test_top_rules_are_reordered_by_their_best_sentence(seeded_service) -> None:
     retriever = seeded_service.retriever()
     sig = retriever.signals("can my unit charge after it advanced", game="40k")
     off = replace(retriever.tuning, w_sentence=0.0)
-    fused = [h.unit.rule_id for h in retriever.fuse(sig, k=8, refs=False, tuning=off).hits]
+    fused = [
+        h.unit.rule_id
+        for h in retriever.fuse(sig, k=SENTENCE_DEPTH + 3, refs=False, tuning=off).hits
+    ]
     # the fourth rule's best sentence matches far better than the others'
     fake = _Matches({fused[3]: 0.9})
     retriever.sentences = fake
-    on = retriever.fuse(sig, k=8, refs=False, tuning=replace(off, w_sentence=1.0))
+    on = retriever.fuse(sig, k=SENTENCE_DEPTH + 3, refs=False, tuning=replace(off, w_sentence=1.0))
     got = [h.unit.rule_id for h in on.hits]
     assert got[0] == fused[3]
     assert got[1:4] == [fused[0], fused[1], fused[2]]  # ties keep the fused order
@@ -237,10 +240,15 @@ def test_top_rules_are_reordered_by_their_best_sentence(seeded_service) -> None:
     scores = [h.score for h in on.hits]
     assert scores[0] == 1.0 and scores == sorted(scores, reverse=True)
     # relevance reads the fused order it was fitted on, whatever the re-ordering
-    assert on.relevance == retriever.fuse(sig, k=8, refs=False, tuning=off).relevance
+    assert (
+        on.relevance == retriever.fuse(sig, k=SENTENCE_DEPTH + 3, refs=False, tuning=off).relevance
+    )
     # off: the sentences are never embedded
     fake.asked.clear()
-    assert [h.unit.rule_id for h in retriever.fuse(sig, k=8, refs=False, tuning=off).hits] == fused
+    assert [
+        h.unit.rule_id
+        for h in retriever.fuse(sig, k=SENTENCE_DEPTH + 3, refs=False, tuning=off).hits
+    ] == fused
     assert fake.asked == []
 
 
