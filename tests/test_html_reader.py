@@ -545,3 +545,18 @@ def test_a_wikis_infobox_is_a_card_of_labelled_values_not_sections() -> None:
     ]
     # an aside of a heading and prose is a note, still a section
     assert "kept horses out" in by_id["knight/special-rules/designer-s-note"].text
+
+
+def test_a_navigation_table_goes_and_a_rules_table_of_any_name_stays() -> None:
+    """A wiki's navbox is a table of links to other articles: it was read as the
+    last rule's table ("Cavalry | Knight • Scout"). A table named like page
+    chrome whose cells are rules is still read."""
+    page = """<html><body><main><h1>Knight</h1><p>Knights charge.</p>
+<table class="navbox"><tr><th colspan="2"><a href="/Units">Units</a></th></tr>
+<tr><td>Infantry</td><td><a href="/S">Spearman</a> • <a href="/A">Archer</a></td></tr>
+<tr><td>Cavalry</td><td><a href="/K">Knight</a> • <a href="/Sc">Scout</a></td></tr></table>
+<table class="header"><tr><th>Weapon</th><th>Range</th></tr>
+<tr><td><a href="/L">Lance</a></td><td>1 inch</td></tr></table>
+</main></body></html>"""
+    (unit,) = parse_file("knight.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == ["Knights charge.", "Weapon | Range", "Lance | 1 inch"]

@@ -159,7 +159,13 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
     if el.name in _NEVER_BY_NAME:
         # A heading is the rules' own, whatever its id says (Sphinx and pandoc
         # give a section on "Navigation" the id "navigation"), and a table's
-        # rows are cells, not a menu.
+        # rows are cells, not a menu: a table named as navigation (a wiki's
+        # "navbox", MediaWiki's old "toc") is the site's only when it is
+        # mostly links too (a wiki's unit table links its names, not its stats).
+        if el.name == "table" and _link_dense(el):
+            return any(
+                _CHROME_NAME.match(n) for n in [*(el.get("class") or []), el.get("id") or ""] if n
+            )
         return False
     classes = list(el.get("class") or [])
     if el.find_parent(_HEADING_TAGS) is not None:
