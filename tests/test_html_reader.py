@@ -560,3 +560,18 @@ def test_a_navigation_table_goes_and_a_rules_table_of_any_name_stays() -> None:
 </main></body></html>"""
     (unit,) = parse_file("knight.html", page.encode(), game="x").units
     assert unit.text.split("\n") == ["Knights charge.", "Weapon | Range", "Lance | 1 inch"]
+
+
+def test_a_wikis_category_line_and_edit_button_are_the_sites() -> None:
+    """Fandom's header: "in: Units, Cavalry" became an intro rule and "Edit" a
+    line of the article. A box of prose named "categories" is still read."""
+    page = """<html><body><main><div class="page-header">
+<div class="page-header__categories"><span>in:</span> <a href="/c/U">Units</a>, <a href="/c/C">Cavalry</a></div>
+<h1>Knight</h1><a id="ca-edit" href="?action=edit"><span>Edit</span></a></div>
+<p>Knights charge.</p><h2>Unit types</h2>
+<div class="categories">Infantry fights on foot; cavalry rides.</div></main></body></html>"""
+    units = parse_file("knight.html", page.encode(), game="x").units
+    assert [(u.rule_id, u.text) for u in units] == [
+        ("knight", "Knights charge."),
+        ("knight/unit-types", "Infantry fights on foot; cavalry rides."),
+    ]

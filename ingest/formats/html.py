@@ -94,9 +94,13 @@ _CHROME_NAME = re.compile(
     r"sitesub|contentsub|sitenotice|jump-to-nav|copyright|comments|comments-area|comment-list|"
     r"page-footer|theme-edit-this-page|theme-last-updated|"
     r"sharedaddy|related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|"
-    r"social(?:-\w+)?)$",
+    r"social(?:-\w+)?|ca-[a-z-]+)$",
     re.I,
 )
+# Names of page chrome only when the box is mostly links: a wiki's category
+# line ("in: Units, Cavalry"), which a rules page could also use for a box of
+# prose.
+_LINKS_NAME = re.compile(r"^(?:[\w-]+__)?categories$", re.I)
 _SENTENCE_END = (".", "!", "?")
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
@@ -177,7 +181,9 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
         return False
-    return any(_CHROME_NAME.match(n) for n in names if n)
+    return any(_CHROME_NAME.match(n) for n in names if n) or (
+        any(_LINKS_NAME.match(n) for n in names if n) and _link_dense(el)
+    )
 
 
 def _heading_slug(el: Any) -> str:
