@@ -1321,6 +1321,22 @@ def test_pdfiums_line_breaks_between_letters_are_not_lines() -> None:
     assert result.dropped["running headers and footers"] == 6
 
 
+def test_a_browsers_table_keeps_a_cell_of_several_words_whole() -> None:
+    """``tests/fixtures/printed/weapons.pdf`` is ``weapons.html`` printed by
+    headless Chromium, whose tables set cells a few points apart. The column
+    split was sampled at 15 points between the header's cells and missed
+    the narrow gap after "gun", so it fell at the word gap before it: "Light
+    machine | gun 36\"". Every gap between two words of a row is a candidate."""
+    result = read_pdf((PRINTED / "weapons.pdf").read_bytes(), "weapons.pdf")
+    lines = unit(result, "weapons").text.split("\n")
+    assert lines[1:] == [
+        "Weapon | Range | Shots",
+        'Rifle | 24" | 1',
+        'Light machine gun | 36" | 4',
+        'Pistol | 12" | 2',
+    ]
+
+
 # --- a real rulebook ------------------------------------------------------------------------------
 @pytest.mark.skipif(
     not (SKIRMISHERS / "skirmishers.pdf").is_file(), reason="../shared/corpora is not here"

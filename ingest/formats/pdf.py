@@ -796,6 +796,17 @@ def _column_splits(head: _Line, bands: list[list[_Line]]) -> list[float]:
             # first cell leaves only a space before it (``_tight_pair``) has
             # its one gap there, narrower than the samples' spacing.
             xs.append(right_start - 0.25)
+        # And the middle of every gap between two words of a row under this
+        # stretch: a browser's table sets its cells a few points apart, a
+        # gap the samples step over ("Light machine gun 36\"" was split
+        # "Light machine | gun 36\"" at the one word gap a sample hit).
+        xs += [
+            mid
+            for band in bands
+            for ln in band
+            for a, b in itertools.pairwise(sorted(ln.words))
+            if left_end < (mid := (a[1] + b[0]) / 2) < right_start
+        ]
         splits.append(min(xs, key=crossing))
     below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
     reach = -math.inf
