@@ -796,16 +796,22 @@ def _column_splits(head: _Line, bands: list[list[_Line]]) -> list[float]:
             # first cell leaves only a space before it (``_tight_pair``) has
             # its one gap there, narrower than the samples' spacing.
             xs.append(right_start - 0.25)
-        # And the middle of every gap between two words of a row under this
-        # stretch: a browser's table sets its cells a few points apart, a
-        # gap the samples step over ("Light machine gun 36\"" was split
-        # "Light machine | gun 36\"" at the one word gap a sample hit).
+        # And every gap between two words of a row under this stretch, at its
+        # middle and just after its left word: a browser's table sets its
+        # cells a few points apart, a gap the samples step over ("Light
+        # machine gun 36\"" was split "Light machine | gun 36\"" at the one
+        # word gap a sample hit), and a gap may end past the next header's
+        # start (a wide cell under a centred header, then a number set right
+        # in the next column), where only its left end is in reach. (Not its
+        # right end: a header wider than its column's cells starts there too,
+        # and a split at it would cross the header.)
         xs += [
-            mid
+            x
             for band in bands
             for ln in band
             for a, b in itertools.pairwise(sorted(ln.words))
-            if left_end < (mid := (a[1] + b[0]) / 2) < right_start
+            for x in (a[1] + 0.1, (a[1] + b[0]) / 2)
+            if left_end < x < right_start and a[1] + 0.1 < b[0]
         ]
         splits.append(min(xs, key=crossing))
     below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
