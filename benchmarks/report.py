@@ -2,7 +2,7 @@
 
     python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
                                           test-fresh,cross-fresh2,long,ember,ember-html,
-                                          ember-print]
+                                          ember-print,ember-fresh]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 

@@ -52,7 +52,13 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   browser's own header and footer (date, title, address, page numbers) and
   the page's sidebar, tabs and "[Edit | History]" links as printed
   (``evals/corpora/ember/ember-print.pdf``, 2026-12-02): a third PDF
-  producer, after LaTeX (Skirmishers) and reportlab (ember).
+  producer, after LaTeX (Skirmishers) and reportlab (ember);
+- ember-fresh: 30 new questions on Ember Lanterns (its PDF: 8 yes, 8 no,
+  6 open, 8 unanswerable, 7 of those near misses), written on 2026-12-05
+  by a helper session from the rules alone, without running the pipeline
+  or reading ``ember.jsonl``, to measure that day's retrieval change (the
+  top rules re-ordered by their best sentence) on questions no one had
+  seen; nothing is fitted or chosen on them.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -134,6 +140,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "ember": (("ember.jsonl", "ember-pdf"),),
     "ember-html": (("ember.jsonl", "ember-html"),),
     "ember-print": (("ember.jsonl", "ember-print"),),
+    "ember-fresh": (("ember-fresh.jsonl", "ember-pdf"),),
 }
 
 
