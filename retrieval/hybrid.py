@@ -252,7 +252,9 @@ class HybridRetriever:
             g = self.units[m.position].game
             if m.strong and self._only_in(m.matched, g):
                 named[g] = named.get(g, 0.0) + 1.0
-        qv = self.embedder.embed([query])[0] if "dense" in use else None
+        # through the sentence cache: the evidence picker embeds the question
+        # again with the quotes' sentences, and then finds it there
+        qv = self.sentences.embed([query])[0] if "dense" in use else None
         return Signals(
             query=query,
             given_game=game,

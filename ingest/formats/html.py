@@ -160,23 +160,23 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # Raw HTML a rulebook's author wrote into a Markdown file names its own
         # boxes: a "sidebar" there is a designer's sidebar, not the site's.
         return False
+    classes = list(el.get("class") or [])
+    names = [*classes, el.get("id") or ""]
     if el.name in _NEVER_BY_NAME:
         # A heading is the rules' own, whatever its id says (Sphinx and pandoc
         # give a section on "Navigation" the id "navigation"), and a table's
         # rows are cells, not a menu: a table named as navigation (a wiki's
         # "navbox", MediaWiki's old "toc") is the site's only when it is
         # mostly links too (a wiki's unit table links its names, not its stats).
-        if el.name == "table" and _link_dense(el):
-            return any(
-                _CHROME_NAME.match(n) for n in [*(el.get("class") or []), el.get("id") or ""] if n
-            )
-        return False
-    classes = list(el.get("class") or [])
+        return (
+            el.name == "table"
+            and _link_dense(el)
+            and any(_CHROME_NAME.match(n) for n in names if n)
+        )
     if el.find_parent(_HEADING_TAGS) is not None:
         # In a heading an id is the heading's anchor (MediaWiki's headline
         # span); only a class names chrome there ("mw-editsection").
         return any(_CHROME_NAME.match(n) for n in classes)
-    names = [*classes, el.get("id") or ""]
     if "section" in names and el.get("id") and el.get("id") == _heading_slug(el):
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
@@ -489,7 +489,7 @@ def _table_rows(table: Any) -> list[list[str]]:
         spans = carried.setdefault(id(tr.parent), {})
         row: list[str] = []
         col = 0
-        # the row's own cells, also those an old site wraps in a <form> or <div>
+        # the row's own cells, also those an old site wraps in a <div>
         for cell in (c for c in tr.find_all(["th", "td"]) if c.find_parent("tr") is tr):
             col = _carry(spans, row, col)
             text = _text(cell)
@@ -503,7 +503,7 @@ def _table_rows(table: Any) -> list[list[str]]:
             if height > 1:
                 spans[col] = (text, height - 1, width)
             col += width
-        for start in sorted(c for c in spans if c >= col):  # spans past the row's own cells
+        for start in sorted(spans):  # spans past the row's own cells
             if start >= col:
                 row.extend([""] * (start - col))
                 col = _carry(spans, row, start)

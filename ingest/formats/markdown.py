@@ -100,8 +100,8 @@ def outline_of(text: str) -> Outline:
         elif t == "footnote_close":
             note = None
         elif note is not None:
-            if t == "inline" and _inline_text(tok):
-                notes[note].append(" ".join(_inline_text(tok).split()))
+            if t == "inline" and (content := _inline_text(tok)):
+                notes[note].append(" ".join(content.split()))
         elif t == "heading_open":
             heading_level = int(tok.tag[1])
         elif t == "heading_close":
