@@ -320,3 +320,101 @@ def test_a_markdown_footnote_goes_with_the_rule_that_refers_to_it() -> None:
         "Test when half the unit is lost.",
         "[thanks] Thanks to the playtesters, and to the club.",
     ]
+
+
+def test_markdown_heading_attributes_are_not_part_of_the_title() -> None:
+    """Pandoc, kramdown, MkDocs and Hugo put a heading's id and classes after it in
+    braces; they made the title "Running {.rule #running}" and the ID
+    "movement-movement/running-rule-running". A title that only ends in braces stays."""
+    md = (
+        '# Movement {#movement}\n\n## Running {.rule #running data-x="a b"}\n\nRun double.\n\n'
+        "## Climbing {-}\n\nClimbing costs 2 AP.\n\n## Roll {x}\n\nRoll a die.\n"
+    )
+    units = parse_file("m.md", md.encode(), game="x").units
+    assert [(u.rule_id, u.title, u.parent) for u in units] == [
+        ("movement/running", "Running", "Movement"),
+        ("movement/climbing", "Climbing", "Movement"),
+        ("movement/roll-x", "Roll {x}", "Movement"),
+    ]
+
+
+def test_markdown_notes_set_apart_stay_with_their_rule() -> None:
+    """Fenced blocks (Pandoc's divs, Docusaurus' admonitions), MkDocs' admonitions
+    and GitHub's alerts are notes of the rule they sit in: their markers are not
+    text, their titles are, and a heading inside one is a line of it. They were read
+    as text (':::note Designer's note Running is loud. :::')."""
+    md = (
+        "# Movement\n\n## Running\n\nA runner moves double.\n\n"
+        ":::note Designer's note\nRunning is loud.\n:::\n\n"
+        "::: {.sidebar}\n### Why\nSpeed matters.\n:::\n\n"
+        '!!! tip "Remember"\n    Runners cannot shoot.\n\n'
+        "> [!NOTE]\n> Running ends at a wall.\n\n"
+        ":::\n\n"  # a bare fence opens nothing
+        "## Climbing\n\nClimbing costs 2 AP.\n"
+    )
+    units = {u.rule_id: u.text for u in parse_file("m.md", md.encode(), game="x").units}
+    assert list(units) == ["movement/running", "movement/climbing"]
+    assert units["movement/running"].split("\n") == [
+        "A runner moves double.",
+        "Designer's note",
+        "Running is loud.",
+        "Why",
+        "Speed matters.",
+        "Remember",
+        "Runners cannot shoot.",
+        "Running ends at a wall.",
+    ]
+
+
+def test_homebrewery_markdown_reads_as_its_rules() -> None:
+    """Homebrewery (a tool many tabletop homebrew rulebooks are written in) adds
+    page and column breaks, vertical spacers and '{{note' ... '}}' blocks, nested
+    too; all of it reached the rules' text, and a note's '#####' heading became a
+    rule of its own."""
+    md = (
+        "# Combat\n\n## Initiative\nEvery creature rolls a d20.\n\n"
+        "{{note\n##### Designer's Note\nTies go to the higher Dexterity.\n"
+        "{{descriptive\nA nested aside.\n}}\n}}\n\n\\column\n\n"
+        "## Opportunity Attacks\nWhen a foe leaves your reach, you may attack.\n\n:\n\n"
+        "| Action | Cost |\n|:--|:-:|\n| Dash | 1 action |\n\n\\page\n\n"
+        "# Magic\n\n## Concentration\nDamage forces a saving throw.\n"
+    )
+    result = parse_file("brew.md", md.encode(), game="x")
+    units = {u.rule_id: u.text for u in result.units}
+    assert list(units) == ["combat/initiative", "combat/opportunity-attacks", "magic/concentration"]
+    assert units["combat/initiative"].split("\n") == [
+        "Every creature rolls a d20.",
+        "Designer's Note",
+        "Ties go to the higher Dexterity.",
+        "A nested aside.",
+    ]
+    assert units["combat/opportunity-attacks"].split("\n") == [
+        "When a foe leaves your reach, you may attack.",
+        "Action | Cost",
+        "Dash | 1 action",
+    ]
+    assert units["magic/concentration"] == "Damage forces a saving throw."
+    assert result.dropped["layout lines"] == 1
+
+
+def test_markdown_definition_lists_read_as_the_html_reader_reads_a_dl() -> None:
+    """Pandoc and PHP Markdown Extra write a glossary as 'Term' / ': definition'. It
+    was read as "Term : Definition...": a glossary's terms are rules (as in a
+    <dl> or a PDF's bold margin terms), a stat block's entries 'Move: 6' lines."""
+    md = (
+        "# Glossary\n\nPinned\n: A pinned unit cannot move until it rallies.\n\n"
+        "Doused\n: A doused lantern gives no light until relit.\n\n"
+        "# Trooper\n\nSome words.\n\nMove\n: 6\n\nArmour\n: 4+\n"
+    )
+    units = {u.rule_id: u for u in parse_file("g.md", md.encode(), game="x").units}
+    page = (
+        "<h1>Glossary</h1><dl><dt>Pinned</dt><dd>A pinned unit cannot move until it rallies.</dd>"
+    )
+    page += "<dt>Doused</dt><dd>A doused lantern gives no light until relit.</dd></dl>"
+    page += "<h1>Trooper</h1><p>Some words.</p><dl><dt>Move</dt><dd>6</dd><dt>Armour</dt><dd>4+</dd></dl>"
+    html_units = {u.rule_id: u for u in parse_file("g.html", page.encode(), game="x").units}
+    assert [(u.title, u.text) for u in units.values()] == [
+        (u.title, u.text) for u in html_units.values()
+    ]
+    assert units["glossary/pinned"].text == "A pinned unit cannot move until it rallies."
+    assert units["trooper"].text.split("\n") == ["Some words.", "Move: 6", "Armour: 4+"]

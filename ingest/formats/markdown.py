@@ -14,6 +14,25 @@ to it, as "[1] text", and the reference reads "[1]" where it stands. A
 footnote nothing refers to stays at the end (the plugin drops it; its text
 is taken from the source).
 
+Rule sites and rulebook tools write Markdown dialects; their markup is
+read as markup, never as rule text:
+
+- heading attributes, ``## Charge {#charge .rule}`` (Pandoc, kramdown,
+  MkDocs, Hugo): the braces are taken off the title, so the ID is
+  ``charge`` and ``rules show Charge`` finds it;
+- fenced blocks set apart from the text (Pandoc's fenced divs and the
+  admonitions of Docusaurus and VitePress, ``::: note``, with
+  mdit-py-plugins' container; MkDocs' ``!!! tip "Title"`` with its
+  admonitions; GitHub's ``> [!NOTE]`` alerts) and Homebrewery's ``{{note``
+  ... ``}}`` blocks: a note belongs to the rule it sits in, as a block
+  quote does, so a heading inside one (Homebrewery heads its notes with
+  ``#####``) is a line of its text, not a rule of its own;
+- definition lists (``Term`` / ``: definition``, Pandoc and PHP Markdown
+  Extra) are read as the HTML reader reads a ``<dl>``: a glossary's terms
+  become rules, a stat block's entries "Move: 6" lines;
+- Homebrewery's page and column breaks (``\\page``, ``\\column``) and its
+  vertical spacers (a line of colons) are layout, and dropped.
+
 A file with no heading at all is ingested as plain sections, with a
 warning (``outline.build_units``).
 """
@@ -33,6 +52,20 @@ _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 _ATX = re.compile(rb"^ {0,3}#{1,6}[ \t]+\S", re.M)
 _SETEXT = re.compile(rb"^\S.*\n(?:=+|-{3,})[ \t]*$", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)  # inline HTML line break: "add<br>your bonus"
+# A heading's attribute block, last in its text: "{#charge .rule data-x=1}",
+# Pandoc's "{-}" (unnumbered). One "{...}" of such items only: a title that
+# merely ends in braces ("Roll {x}") is left as it is.
+_ATTR_ITEM = r"""(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s{}"']+)|-)"""
+_HEADING_ATTRS = re.compile(rf"\s*\{{\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}\s*$")
+# GitHub's alerts: "> [!NOTE]" first in a block quote.
+_ALERT = re.compile(r"^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
+# Homebrewery's layout lines: page and column breaks, and vertical spacers
+# (a line of colons; "::: name" opens a fenced block, a bare ":::" closes one).
+_LAYOUT_LINE = re.compile(r"^[ \t]*\\(?:page|pagebreak|column|columnbreak)[ \t]*$", re.M)
+_SPACER = re.compile(r"^:+$")
+# Homebrewery's blocks: "{{note" (classes, attributes) alone on a line, up to "}}".
+_BREW_OPEN = re.compile(r"^[ \t]*\{\{([^{}\n]*)$")
+_BREW_CLOSE = re.compile(r"^[ \t]*\}\}[ \t]*$")
 
 
 def sniff(head: bytes) -> bool:
@@ -42,9 +75,57 @@ def sniff(head: bytes) -> bool:
 
 def _parser() -> Any:
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.container import container_plugin
+    from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
-    return MarkdownIt("commonmark").enable("table").enable("strikethrough").use(footnote_plugin)
+    return (
+        MarkdownIt("commonmark")
+        .enable("table")
+        .enable("strikethrough")
+        .use(footnote_plugin)
+        .use(deflist_plugin)
+        .use(admon_plugin)
+        # any named fenced block ("::: note", ":::tip[Title]", "::: {.sidebar}");
+        # a bare ":::" opens none
+        .use(container_plugin, name="aside", validate=lambda params, *_: bool(params.strip()))
+    )
+
+
+def _brew_blocks(text: str) -> str:
+    """Homebrewery's ``{{name`` ... ``}}`` blocks as fenced blocks, its layout
+    lines dropped. A fence closes at the first bare fence at least as long as
+    it, so a block is given more colons than every block inside it."""
+    text = _LAYOUT_LINE.sub("", text)
+    lines = text.split("\n")
+    opens: list[int] = []  # line numbers of the blocks still open
+    height: dict[int, int] = {}  # open line -> how deep its nested blocks go
+    pairs: list[tuple[int, int]] = []
+    for n, line in enumerate(lines):
+        if _BREW_OPEN.match(line):
+            opens.append(n)
+            height[n] = 0
+        elif _BREW_CLOSE.match(line) and opens:
+            start = opens.pop()
+            pairs.append((start, n))
+            if opens:
+                height[opens[-1]] = max(height[opens[-1]], height[start] + 1)
+    for start, end in pairs:
+        fence = ":" * (3 + height[start])
+        name = _BREW_OPEN.match(lines[start]).group(1).strip()  # type: ignore[union-attr]
+        lines[start] = f"{fence} {name or 'block'}"
+        lines[end] = fence
+    return "\n".join(lines)
+
+
+def _aside_title(params: str) -> str:
+    """The title a fenced block gives after its kind: "note Designer's note",
+    ":::tip[Remember]"; not its kind or attributes alone."""
+    params = re.sub(r"\{[^{}]*\}", " ", params).strip()
+    kind, _, rest = params.partition(" ")
+    bracket = re.search(r"\[(.*)\]", kind)
+    return " ".join((bracket.group(1) if bracket else rest).split()).strip("\"' ")
 
 
 def _inline_text(token: Any) -> str:
@@ -79,8 +160,10 @@ def outline_of(text: str) -> Outline:
             outline.title = title.group(1).strip("'\"")
         outline.dropped["front matter"] += 1
         text = text[m.end() :]
+    text = _brew_blocks(text)
     env: dict[str, Any] = {}
-    tokens = _parser().parse(text, env)
+    md = _parser()
+    tokens = md.parse(text, env)
     lists: list[list[int]] = []  # per open list: [next number or -1 for bullets]
     item_prefix = ""
     row: list[str] | None = None
@@ -90,11 +173,30 @@ def outline_of(text: str) -> Outline:
     note: str | None = None  # the footnote being read
     in_table: list[str] = []  # footnotes referred to in the table being read
     raw: list[str] = []  # consecutive HTML blocks, read as one
-    for tok in tokens:
+    aside = 0  # depth of notes set apart (fenced blocks, admonitions)
+    quote_start = False  # the next paragraph opens a block quote
+    skip_to = -1
+    for n, tok in enumerate(tokens):
+        if n < skip_to:
+            continue
         t = tok.type
         if raw and t != "html_block":
             _read_html(outline, raw)
-        if t == "footnote_open":
+        if t == "dl_open" and note is None:
+            # read as the HTML reader reads a <dl>, so both formats agree
+            end = _closing(tokens, n)
+            raw.append(md.renderer.render(tokens[n : end + 1], md.options, env))
+            _read_html(outline, raw)
+            skip_to = end + 1
+        elif t in ("container_aside_open", "admonition_open"):
+            aside += 1
+            if t == "container_aside_open" and (caption := _aside_title(tok.info)):
+                outline.blocks.append(Block(caption))
+        elif t in ("container_aside_close", "admonition_close"):
+            aside -= 1
+        elif t == "blockquote_open":
+            quote_start = True
+        elif t == "footnote_open":
             note = tok.meta["label"]
             notes.setdefault(note, [])
         elif t == "footnote_close":
@@ -103,7 +205,8 @@ def outline_of(text: str) -> Outline:
             if t == "inline" and (content := _inline_text(tok)):
                 notes[note].append(" ".join(content.split()))
         elif t == "heading_open":
-            heading_level = int(tok.tag[1])
+            # a heading inside a note is a line of the note
+            heading_level = 0 if aside else int(tok.tag[1])
         elif t == "heading_close":
             heading_level = 0
         elif t in ("bullet_list_open", "ordered_list_open"):
@@ -127,10 +230,16 @@ def outline_of(text: str) -> Outline:
             row = None
         elif t == "inline":
             content = _inline_text(tok)
+            if quote_start:
+                content = _ALERT.sub("", content)
+                quote_start = False
             if row is not None:
                 row.append(" ".join(content.split()))
             elif heading_level:
-                outline.blocks.append(Block(" ".join(content.split()), level=heading_level))
+                heading = _HEADING_ATTRS.sub("", " ".join(content.split())) or content
+                outline.blocks.append(Block(heading, level=heading_level))
+            elif _SPACER.match(content):
+                outline.dropped["layout lines"] += 1
             elif content:
                 outline.blocks.append(Block(item_prefix + content))
                 item_prefix = ""
@@ -164,6 +273,16 @@ def outline_of(text: str) -> Outline:
                 notes[label] = [" ".join(found.group(1).split())]
     _place_footnotes(outline, notes, referred)
     return outline
+
+
+def _closing(tokens: list[Any], start: int) -> int:
+    """The index of the token that closes ``tokens[start]``."""
+    depth = 0
+    for n in range(start, len(tokens)):
+        depth += tokens[n].nesting
+        if depth == 0:
+            return n
+    return len(tokens) - 1
 
 
 def _read_html(outline: Outline, raw: list[str]) -> None:
