@@ -2,7 +2,8 @@
 
     python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
                                           test-fresh,cross-fresh2,long,ember,ember-html,
-                                          ember-print,ember-fresh]
+                                          ember-print,ember-fresh,cross-fresh3,
+                                          cross-fresh3-html]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 

@@ -58,7 +58,14 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   by a helper session from the rules alone, without running the pipeline
   or reading ``ember.jsonl``, to measure that day's retrieval change (the
   top rules re-ordered by their best sentence) on questions no one had
-  seen; nothing is fitted or chosen on them.
+  seen; nothing is fitted or chosen on them;
+- cross-fresh3 and cross-fresh3-html: Skirmishers a fourth time (12 yes,
+  12 no, 8 open, 8 unanswerable near misses), in its PDF and its HTML
+  pages, written on 2026-12-05 by a helper session from the rules alone
+  (only ``ingest`` and ``rules list``/``show`` run, for the rule IDs; no
+  other dataset read), spread over the whole book (tables, vehicles, power
+  armour, advanced combat and mobility) after *cross-fresh2* had been
+  looked at twice; nothing is fitted or chosen on them.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -141,6 +148,8 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "ember-html": (("ember.jsonl", "ember-html"),),
     "ember-print": (("ember.jsonl", "ember-print"),),
     "ember-fresh": (("ember-fresh.jsonl", "ember-pdf"),),
+    "cross-fresh3": (("skirmishers-fresh3.jsonl", "skirmishers-pdf"),),
+    "cross-fresh3-html": (("skirmishers-fresh3.jsonl", "skirmishers-html"),),
 }
 
 

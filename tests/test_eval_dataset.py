@@ -210,6 +210,8 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("skirmishers.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("skirmishers-fresh.jsonl", "skirmishers", SKIRMISHERS_PDF),
         ("skirmishers-fresh2.jsonl", "skirmishers", SKIRMISHERS_PDF),
+        ("skirmishers-fresh3.jsonl", "skirmishers", SKIRMISHERS_PDF),
+        ("skirmishers-fresh3.jsonl", "skirmishers", SKIRMISHERS_PDF.with_name("*.html")),
         ("ember.jsonl", "ember", "evals/corpora/ember/ember.pdf"),
         ("ember.jsonl", "ember", "evals/corpora/ember/ember.html"),
         ("ember.jsonl", "ember", "evals/corpora/ember/ember-print.pdf"),
@@ -224,9 +226,13 @@ def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | 
     from ruleslawyer.ingest.normalize import normalize_for_match
     from ruleslawyer.ingest.pipeline import parse_file
 
-    if isinstance(files, Path) and not files.is_file():
-        pytest.skip("../shared/corpora is not here")
-    paths = sorted(REPO.glob(files)) if isinstance(files, str) else [files]
+    if isinstance(files, Path):
+        # the shared corpora beside the repo: one file, or a pattern in a folder
+        paths = sorted(files.parent.glob(files.name)) if "*" in files.name else [files]
+        if not all(p.is_file() for p in paths) or not paths:
+            pytest.skip("../shared/corpora is not here")
+    else:
+        paths = sorted(REPO.glob(files))
     units = [u for p in paths for u in parse_file(p.name, p.read_bytes(), game=game).units]
     by_id = {u.rule_id: normalize_for_match(u.text) for u in units}
     items = load_dataset(REPO / "evals" / "datasets" / dataset, {game: "\n".join(by_id.values())})
