@@ -418,3 +418,22 @@ def test_markdown_definition_lists_read_as_the_html_reader_reads_a_dl() -> None:
     ]
     assert units["glossary/pinned"].text == "A pinned unit cannot move until it rallies."
     assert units["trooper"].text.split("\n") == ["Some words.", "Move: 6", "Armour: 4+"]
+
+
+def test_markdown_inside_raw_html_is_read_as_markdown() -> None:
+    """Notion exports a callout as '<aside>' with the note's Markdown on the next
+    line; CommonMark keeps an HTML block's lines as they are, so '**Designer's
+    note:**' reached the rule with its asterisks."""
+    md = (
+        "# Combat\n\n## Shooting\n\nRoll a d6 per shot.\n\n"
+        "<aside>\n💡 **Designer's note:** cover makes _this_ harder, see [Cover](cover.md).\n\n"
+        "</aside>\n\n<p>Roll <b>2d6</b>, *then* add<br>your bonus.</p>\n"
+    )
+    result = parse_file("n.md", md.encode(), game="x")
+    assert [u.text.split("\n") for u in result.units] == [
+        [
+            "Roll a d6 per shot.",
+            "💡 Designer's note: cover makes this harder, see Cover.",
+            "Roll 2d6, then add your bonus.",  # as the HTML reader reads a <p>
+        ]
+    ]

@@ -575,3 +575,73 @@ def test_a_wikis_category_line_and_edit_button_are_the_sites() -> None:
         ("knight", "Knights charge."),
         ("knight/unit-types", "Infantry fights on foot; cavalry rides."),
     ]
+
+
+# How tools set a footnote: its mark links to the note, the note links back.
+FOOTNOTE_PAGES = {
+    "google docs": (
+        '<p>Snipers ignore cover.<sup><a href="#ftnt1" id="ftnt_ref1">[1]</a></sup></p>',
+        '<hr><div><p><a href="#ftnt_ref1" id="ftnt1">[1]</a>&nbsp;Only with a scope.</p></div>',
+    ),
+    "word": (
+        '<p>Snipers ignore cover.<a href="#_ftn1" name="_ftnref1"><sup>[1]</sup></a></p>',
+        '<div><hr><div id="ftn1"><p><a href="#_ftnref1" name="_ftn1">[1]</a> Only with a scope.'
+        "</p></div></div>",
+    ),
+    "pandoc": (
+        '<p>Snipers ignore cover.<a href="#fn1" class="footnote-ref" id="fnref1" '
+        'role="doc-noteref"><sup>1</sup></a></p>',
+        '<section class="footnotes" role="doc-endnotes"><hr><ol><li id="fn1"><p>Only with a '
+        'scope.<a href="#fnref1" class="footnote-back" role="doc-backlink">\u21a9\ufe0e</a>'
+        "</p></li></ol></section>",
+    ),
+    "mediawiki": (
+        '<p>Snipers ignore cover.<sup id="cite_ref-1" class="reference"><a href="#cite_note-1">'
+        "[1]</a></sup></p>",
+        '<ol class="references"><li id="cite_note-1"><span class="mw-cite-backlink">'
+        '<a href="#cite_ref-1">^</a></span> <span class="reference-text">Only with a scope.'
+        "</span></li></ol>",
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(FOOTNOTE_PAGES))
+def test_a_footnote_goes_with_the_rule_that_refers_to_it(tool: str) -> None:
+    """Word processors and converters put every footnote at the page's end, so all
+    of them went into the last rule (Google Docs, Word, Pandoc), or made a rule of
+    their own (a wiki's "References")."""
+    ref, notes = FOOTNOTE_PAGES[tool]
+    page = (
+        f"<html><body><h1>Shooting</h1>{ref}<p>Roll a die.</p>"
+        f"<h1>Melee</h1><p>Both sides roll.</p><h2>References</h2>{notes}</body></html>"
+    )
+    units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
+    assert units == {
+        "shooting": "Snipers ignore cover.[1]\n[1] Only with a scope.\nRoll a die.",
+        "melee": "Both sides roll.",
+    }
+
+
+def test_footnotes_keep_their_order_and_a_table_its_rows() -> None:
+    """Two notes after one paragraph stay in order; a note referred to in a table
+    goes after it. A link to a heading (a contents list, "see 2") has no link
+    back, and is no footnote."""
+    page = (
+        '<html><body><h1>Shooting</h1><p>Roll<a id="r1" href="#n1">1</a> twice'
+        '<a id="r2" href="#n2">2</a>, <a href="#melee">see 2</a>.</p>'
+        '<table><tr><td>Rifle<a id="r3" href="#n3">*</a></td><td>24</td></tr>'
+        "<tr><td>Pistol</td><td>12</td></tr></table>"
+        '<h1 id="melee">Melee</h1><p>Both sides roll. <a href="#top">2</a></p><ol>'
+        '<li id="n1"><a href="#r1">^</a> First.</li><li id="n2"><a href="#r2">^</a> Second.</li>'
+        '<li id="n3"><a href="#r3">^</a> Scoped.</li></ol></body></html>'
+    )
+    units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
+    assert units["shooting"].split("\n") == [
+        "Roll[1] twice[2], see 2.",
+        "[1] First.",
+        "[2] Second.",
+        "Rifle[*] | 24",
+        "Pistol | 12",
+        "[*] Scoped.",
+    ]
+    assert units["melee"] == "Both sides roll. 2"

@@ -47,6 +47,7 @@ optional rule, which losing would cost more than a sidebar's text leaking.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -102,6 +103,11 @@ _CHROME_NAME = re.compile(
 # prose.
 _LINKS_NAME = re.compile(r"^(?:[\w-]+__)?categories$", re.I)
 _SENTENCE_END = (".", "!", "?")
+# A footnote's mark as its link reads: "1", "[1]", "a", "*", "†".
+_NOTE_MARK = re.compile(r"^\[?(\w{1,4}|[*\u2020\u2021\u00a7]{1,3})\]?$")
+_NOTE_BODIES = ("li", "p", "dd", "div", "aside")  # what holds a footnote's text
+# What a footnote goes after: the block its mark sits in.
+_NOTE_ANCHORS = ("p", "li", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "div")
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
 _MAIN_ROLE = re.compile(r"^main$", re.I)
@@ -264,6 +270,76 @@ def _text(el: Any) -> str:
         elif isinstance(node, NavigableString) and type(node) is NavigableString:
             parts.append(str(node))
     return " ".join("".join(parts).replace("\u200b", "").split())
+
+
+def _place_footnotes(soup: Any) -> int:
+    """Move each footnote to just after the block that first refers to it, as
+    "[1] text"; returns how many were moved.
+
+    A word processor's or converter's footnotes (Google Docs, Word, Pandoc,
+    MediaWiki's references) sit at the end of the page, which puts them all
+    in the last rule. A footnote is known by its links, not by any one
+    tool's names: a short mark ("1", "[1]", "*") links to it, and it links
+    back to that mark (or to the ``<sup>`` around it). A link to a heading
+    or a section has no link back, and stays as it is. The mark reads "[1]"
+    where it stands, as a Markdown footnote's does; a note referred to in a
+    table goes after the table, so its rows stay together.
+    """
+    from bs4 import Tag
+
+    targets: dict[str, Any] = {}
+    for el in soup.find_all(True):
+        for key in ("id", "name"):
+            value = el.get(key)
+            if isinstance(value, str) and value:
+                targets.setdefault(value, el)
+    moved = 0
+    placed: dict[int, Any] = {}  # id of a referring block -> the last note put after it
+    for ref in soup.find_all("a", href=True):
+        if ref.decomposed:  # a note's link back, gone with its note
+            continue
+        href = ref.get("href")
+        mark = _NOTE_MARK.match(_text(ref))
+        if not isinstance(href, str) or not href.startswith("#") or not mark:
+            continue
+        target = targets.get(href[1:])
+        if target is None or target.decomposed:
+            continue
+        body = target if target.name in _NOTE_BODIES else target.find_parent(_NOTE_BODIES)
+        if body is None or body.parent is None or ref in body.descendants:
+            continue
+        # the names the mark is known by: its own, and those of the <sup> around it
+        names = {
+            v
+            for el in (ref, *itertools.islice(ref.parents, 2))
+            for v in (el.get("id"), el.get("name"))
+            if isinstance(v, str) and v
+        }
+        back = [
+            a
+            for a in body.find_all("a", href=True)
+            if isinstance(a.get("href"), str) and a["href"][1:] in names
+        ]
+        if not back or not names:
+            continue
+        for a in back:
+            a.decompose()
+        text = _text(body)
+        at = ref.find_parent("table") or ref.find_parent(_NOTE_ANCHORS)
+        body.decompose()
+        label = mark.group(1)
+        ref.clear()
+        ref.append(f"[{label}]")
+        if at is None or not text:
+            continue
+        note = soup.new_tag("p")
+        note.string = f"[{label}] {text}"
+        after = placed.get(id(at), at)
+        if isinstance(after, Tag):
+            after.insert_after(note)
+        placed[id(at)] = note
+        moved += 1
+    return moved
 
 
 def _run_in_heading(el: Any) -> Any | None:
@@ -546,6 +622,7 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
+    _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
     # what sits beside it the page's own tools (a wiki's "Article · Talk ·

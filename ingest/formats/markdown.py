@@ -40,6 +40,7 @@ warning (``outline.build_units``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
@@ -52,6 +53,7 @@ _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 _ATX = re.compile(rb"^ {0,3}#{1,6}[ \t]+\S", re.M)
 _SETEXT = re.compile(rb"^\S.*\n(?:=+|-{3,})[ \t]*$", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)  # inline HTML line break: "add<br>your bonus"
+_INLINE_MARKUP = re.compile(r"[*_`~\[]")  # what inline Markdown would change
 # A heading's attribute block, last in its text: "{#charge .rule data-x=1}",
 # Pandoc's "{-}" (unnumbered). One "{...}" of such items only: a title that
 # merely ends in braces ("Roll {x}") is left as it is.
@@ -181,7 +183,7 @@ def outline_of(text: str) -> Outline:
             continue
         t = tok.type
         if raw and t != "html_block":
-            _read_html(outline, raw)
+            _read_html(outline, raw, md)
         if t == "dl_open" and note is None:
             # read as the HTML reader reads a <dl>, so both formats agree
             end = _closing(tokens, n)
@@ -260,7 +262,7 @@ def outline_of(text: str) -> Outline:
         elif t == "html_block":
             raw.append(tok.content)
     if raw:
-        _read_html(outline, raw)
+        _read_html(outline, raw, md)
     # The plugin drops a footnote nothing refers to; its text is kept, as read
     # from the source (its first line and the indented lines after it).
     for key, ref in env.get("footnotes", {}).get("refs", {}).items():
@@ -285,20 +287,29 @@ def _closing(tokens: list[Any], start: int) -> int:
     return len(tokens) - 1
 
 
-def _read_html(outline: Outline, raw: list[str]) -> None:
+def _read_html(outline: Outline, raw: list[str], md: Any = None) -> None:
     """Raw HTML, read as the HTML reader reads a page, so an ``<h3>`` in a
     wiki export opens its section like ``###`` does, and its tables and
     lists keep their rows and items. CommonMark ends an HTML block at a
     blank line, so a table with a blank line between its rows arrives in
     pieces (a second piece starting at ``<tr>``, which alone is no table):
-    consecutive pieces are read together. Empties ``raw``."""
+    consecutive pieces are read together. Empties ``raw``.
+
+    With ``md``, the text is the author's Markdown: CommonMark leaves the
+    lines of an HTML block as they are, so Notion's exported callout
+    (``<aside>`` then "**Note:** text" with no blank line between) kept its
+    asterisks. Each line's inline Markdown is read as a paragraph's is."""
     fragment = html.outline_of("\n".join(raw).encode("utf-8"), fragment=True)
     raw.clear()
     outline.dropped.update(fragment.dropped)
-    if fragment.blocks:
-        outline.blocks.extend(fragment.blocks)
-    else:
+    if not fragment.blocks:
         outline.dropped["HTML markup"] += 1
+    for block in fragment.blocks:
+        if md is not None and _INLINE_MARKUP.search(block.text):
+            lines = (_inline_text(md.parseInline(line)[0]) for line in block.text.split("\n"))
+            block = replace(block, text="\n".join(line for line in lines if line))
+        if block.text:
+            outline.blocks.append(block)
 
 
 def _place_footnotes(
