@@ -1,9 +1,10 @@
 """Heading-structured documents -> rule units, the same way for every format.
 
-The PDF, Markdown and HTML readers each turn a file into an ``Outline``: a
-flat list of ``Block``s in reading order, each either a heading (with its
-level) or body text (a paragraph, a list item, a table row, a quoted note).
-``build_units`` makes the units from it, so all three agree on what a rule is:
+The PDF, Markdown and HTML readers (and Word's, through HTML) each turn a
+file into an ``Outline``: a flat list of ``Block``s in reading order, each
+either a heading (with its level) or body text (a paragraph, a list item, a
+table row, a quoted note). ``build_units`` makes the units from it, so all
+of them agree on what a rule is:
 
 - every heading with body text under it (up to the next heading of any level)
   is one unit, titled by the heading; a heading with no text of its own

@@ -107,7 +107,7 @@ def ingest(
 ) -> None:
     """Build the rules index from the seed rulebooks and any added ones.
 
-    With PATHS (PDF, Markdown, HTML or text files, or folders of them), each
+    With PATHS (PDF, Word, Markdown, HTML or text files, or folders of them), each
     file is read and checked, copied into your rulebook library as a GAME
     rulebook, and indexed with the rest. A bad file is refused with a message
     and the existing index is left untouched.

@@ -11,10 +11,12 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from docx_build import docx, markdown_docx, para
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from reportlab.lib.pagesizes import letter
@@ -82,6 +84,23 @@ def truncated_pdf() -> bytes:
     return data[: len(data) // 2]
 
 
+def legacy_doc() -> bytes:
+    """What Word 97-2003 saves, and what an encrypted .docx is: an OLE file."""
+    return b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2000
+
+
+def truncated_docx() -> bytes:
+    data = markdown_docx((FIXTURES / "markdown" / "01-basics.md").read_text(encoding="utf-8"))
+    return data[: len(data) // 2]
+
+
+def zip_without_document() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("word/styles.xml", "<styles/>")
+    return buf.getvalue()
+
+
 # (case id, file name, bytes or a fixture path, what the one error line must also say)
 REFUSED: list[tuple[str, str, Callable[[], bytes], str]] = [
     ("encrypted", "locked.pdf", encrypted_pdf, r"encrypted|password"),
@@ -91,6 +110,11 @@ REFUSED: list[tuple[str, str, Callable[[], bytes], str]] = [
     ("truncated", "half.pdf", truncated_pdf, r"not a readable PDF.*complete"),
     ("not-a-pdf", "fake.pdf", lambda: SMALL_BOOK.encode() * 3, r"not a PDF"),
     ("empty-html", "empty.html", (FIXTURES / "html" / "empty.html").read_bytes, r"no text"),
+    ("legacy-doc", "old.docx", legacy_doc, r"legacy Word \.doc or a password"),
+    ("truncated-docx", "half.docx", truncated_docx, r"not a readable Word document.*complete"),
+    ("zip-not-docx", "parts.docx", zip_without_document, r"not a Word document"),
+    ("empty-docx", "blank.docx", lambda: docx(para("   ")), r"no text in the document"),
+    ("not-a-docx", "fake.docx", lambda: SMALL_BOOK.encode(), r"not a readable Word document"),
 ]
 
 

@@ -9,11 +9,13 @@ hand-written ``tests/fixtures/rulebooks/expected.json``.
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 from collections.abc import Callable
 
 import pytest
+from docx_build import STYLES, docx, markdown_docx, para, style, table
 from test_pdf_reader import book_pdf
 
 from ruleslawyer.ingest.formats import ReadRequest, detect, formats
@@ -32,7 +34,7 @@ SEED_40K = PROJECT_ROOT / "seeds" / "001_54cae82ecb650c74.txt"
 # Every kind a parser gives (ingest.numbered, abilities, wiki, plain, outline).
 KINDS = {"rule", "ability", "ruling", "faq", "appendix", "section", "example"}
 # Formats whose units come from headings (ingest.outline): titled, with a breadcrumb.
-HEADING_FORMATS = {"markdown", "html", "pdf"}
+HEADING_FORMATS = {"markdown", "html", "pdf", "docx"}
 # Markup that must never reach a unit's text.
 MARKUP = [
     (re.compile(r"<[A-Za-z/!][^<>]*>"), "an HTML tag"),
@@ -51,12 +53,18 @@ def _pdf_bytes() -> bytes:
     return book_pdf()[0]
 
 
+def _docx_bytes() -> bytes:
+    """Brass & Bayonet's Markdown set as one Word document, in Word's own styles."""
+    return markdown_docx("\n\n".join(p.read_text(encoding="utf-8") for p in MARKDOWN))
+
+
 # format name -> [(file name, loader, game)]
 CASES: dict[str, list[tuple[str, Loader, str]]] = {
     "text": [(SEED_40K.name, SEED_40K.read_bytes, "40k")],
     "markdown": [(p.name, p.read_bytes, BB) for p in MARKDOWN],
     "html": [(HTML_PAGE.name, HTML_PAGE.read_bytes, BB)],
     "pdf": [("brass-and-bayonet.pdf", _pdf_bytes, BB)],
+    "docx": [("brass-and-bayonet.docx", _docx_bytes, BB)],
 }
 
 
@@ -79,12 +87,16 @@ def _document_text(fmt: str, data: bytes) -> str:
             return "\n".join(doc[i].get_textpage().get_text_range() for i in range(len(doc)))
         finally:
             doc.close()
+    if fmt == "docx":
+        import mammoth
+
+        return str(mammoth.extract_raw_text(io.BytesIO(data)).value)
     return html.unescape(data.decode("utf-8"))
 
 
 def test_every_registered_format_has_a_fixture() -> None:
     names = [f.name for f in formats()]
-    assert set(names) >= {"text", "markdown", "html", "pdf"}
+    assert set(names) >= {"text", "markdown", "html", "pdf", "docx"}
     assert set(names) <= set(CASES), f"add a fixture for {set(names) - set(CASES)}"
     assert all(CASES[n] for n in names)
     assert len(MARKDOWN) == 5
@@ -437,3 +449,64 @@ def test_markdown_inside_raw_html_is_read_as_markdown() -> None:
             "Roll 2d6, then add your bonus.",  # as the HTML reader reads a <p>
         ]
     ]
+
+
+# --- Word ------------------------------------------------------------------------------------
+def test_a_word_document_gives_the_markdown_sets_rules() -> None:
+    """The same book in Word's heading styles gives the same rules, titles and
+    breadcrumbs as its Markdown files (and the document's Title property names
+    the text before the first heading, as the front matter's title does)."""
+    md = [u for p in MARKDOWN for u in parse_file(p.name, p.read_bytes(), game=BB).units]
+    word = parse_file("bb.docx", _docx_bytes(), game=BB)
+    assert word.format == "docx"
+    assert [(u.rule_id, u.title, u.parent) for u in word.units] == [
+        (u.rule_id, u.title, u.parent) for u in md
+    ]
+
+
+def test_word_headings_are_styles_with_an_outline_level() -> None:
+    """A house style ("Rule Title") based on Heading 2, or given an outline level
+    of its own, is a heading of that level; a paragraph styled only to look like
+    one is text. A footnote goes after its paragraph; a table keeps its rows."""
+    styles = STYLES + "".join(
+        [
+            style("RuleTitle", "Rule Title", based="Heading2"),
+            style("Chapter", "Chapter", outline=0),
+            style("BigBold", "Big Bold", based="Normal"),
+            style("Loop", "Loop", based="Loop2"),
+            style("Loop2", "Loop 2", based="Loop"),  # a basedOn loop ends the walk
+        ]
+    )
+    body = "".join(
+        [
+            para("Shooting", "Heading1"),
+            para("Roll a D6 per shot.", footnote=1),
+            para("Cover", "RuleTitle"),
+            para("Cover adds 1 to the roll.", "Loop"),
+            table([["Weapon", "Range"], ["Rifle", "24"]]),
+            para("Melee", "Chapter"),
+            para("Fighting Back", "BigBold"),
+            para("Both sides roll."),
+        ]
+    )
+    data = docx(body, styles, footnotes={1: "Only in daylight."}, title="Club Rules")
+    units = {u.rule_id: u for u in parse_file("club.docx", data, game="x").units}
+    assert [(i, u.title, u.parent) for i, u in units.items()] == [
+        ("shooting", "Shooting", ""),
+        ("shooting/cover", "Cover", "Shooting"),
+        ("melee", "Melee", ""),
+    ]
+    assert units["shooting"].text.split("\n") == ["Roll a D6 per shot.[1]", "[1] Only in daylight."]
+    assert units["shooting/cover"].text.split("\n") == [
+        "Cover adds 1 to the roll.",
+        "Weapon | Range",
+        "Rifle | 24",
+    ]
+    assert units["melee"].text.split("\n") == ["Fighting Back", "Both sides roll."]
+
+
+def test_a_word_document_is_known_by_its_content() -> None:
+    data = _docx_bytes()
+    assert detect("rules", data).name == "docx"  # no extension
+    assert detect("rules.txt", data).name == "docx"  # a zip of Word's parts is no text
+    assert detect("rules.docx", book_pdf()[0]).name == "pdf"

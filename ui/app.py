@@ -510,7 +510,7 @@ class Handlers:
             uploads = [u for u in (upload if isinstance(upload, list | tuple) else [upload]) if u]
             if not uploads:
                 raise InputError(
-                    "choose a rulebook file to upload (PDF, Markdown, HTML or plain text)"
+                    "choose a rulebook file to upload (PDF, Word, Markdown, HTML or plain text)"
                 )
             g, game_name, game_edition = self._upload_game(game, slug, name, edition)
             names = self._ingest_upload(uploads, g, game_name, game_edition, progress)
@@ -792,12 +792,12 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                     elem_id="rl-s-table",
                 )
                 gr.Markdown(
-                    "**Add a rulebook**: a PDF, Markdown, HTML or UTF-8 text file. It is "
+                    "**Add a rulebook**: a PDF, Word (.docx), Markdown, HTML or UTF-8 text file. It is "
                     "checked, copied into your library and indexed with the rest."
                 )
                 with gr.Row():
                     s_file = gr.File(
-                        label="Rulebook: one file, or its chapters (.pdf, .md, .html, .txt)",
+                        label="Rulebook: one file, or its chapters (.pdf, .docx, .md, .html, .txt)",
                         file_types=formats.extensions(),
                         file_count="multiple",
                         type="filepath",

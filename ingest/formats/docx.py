@@ -1,0 +1,153 @@
+"""Word documents (``.docx``), converted to HTML by mammoth and read as HTML.
+
+Word, Google Docs and LibreOffice all save ``.docx``, and a homebrew
+rulebook is as often a Word file as a PDF. mammoth (BSD) turns the
+document's structure into plain HTML: a paragraph styled "Heading 1" to
+"Heading 6" becomes ``<h1>``-``<h6>``, lists stay lists, tables tables, and
+footnotes and endnotes come with links to and from their marks. The HTML
+reader then reads it like any page (``ingest.formats.html``), so a Word
+rulebook's rules, breadcrumbs and footnotes come out as a web page's do:
+a footnote goes after the paragraph that refers to it.
+
+A heading is what the document says is one: a paragraph style with an
+outline level (Word's own notion, which its navigation pane and table of
+contents use) is read as a heading of that level, so a house style such as
+"Rule Title", based on "Heading 2" or given level 2, is one too. Paragraphs
+made to look like headings by hand (bold, a bigger font) are body text:
+with no heading at all, the file is ingested as plain sections, with a
+warning, as in every format. mammoth's own notes are not passed on: it
+notes every style it has no mapping for, body styles included, which tells
+a player nothing. Images are not read (their bytes never leave the file).
+The document's title is its Title property, when it has one.
+
+A legacy ``.doc`` or a password-protected document (both OLE files, not
+zips) gets a one-line error saying so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from typing import Any
+
+from ruleslawyer.errors import RulebookError
+from ruleslawyer.ingest.formats import Format, ReadRequest, html
+from ruleslawyer.ingest.outline import build_units
+from ruleslawyer.ingest.units import ParseResult
+
+_ZIP = b"PK\x03\x04"
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a .doc, or an encrypted Office file
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_STYLE_ID = re.compile(r"^[A-Za-z][\w-]*$")  # what mammoth's "p.StyleId" matcher takes
+_DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+
+
+def sniff(head: bytes) -> bool:
+    """A zip whose first entries name Word's parts."""
+    return head.startswith(_ZIP) and b"word/" in head
+
+
+def heading_styles(styles_xml: bytes) -> dict[str, int]:
+    """Paragraph style ID -> heading level, for every style with an outline
+    level (its own or inherited through ``basedOn``) from 1 to 6."""
+    root = _xml(styles_xml)
+    own: dict[str, int | None] = {}
+    parent: dict[str, str] = {}
+    for style in root.iter(f"{_W}style"):
+        if style.get(f"{_W}type") != "paragraph":
+            continue
+        sid = style.get(f"{_W}styleId") or ""
+        level = style.find(f"{_W}pPr/{_W}outlineLvl")
+        value = level.get(f"{_W}val") if level is not None else None
+        own[sid] = int(value) if value is not None and value.isdigit() else None
+        based = style.find(f"{_W}basedOn")
+        if based is not None and based.get(f"{_W}val"):
+            parent[sid] = based.get(f"{_W}val") or ""
+    out: dict[str, int] = {}
+    for sid in own:
+        seen, cur, level_of = set(), sid, None
+        while cur and cur not in seen:  # a basedOn loop ends the walk
+            seen.add(cur)
+            if own.get(cur) is not None:
+                level_of = own[cur]
+                break
+            cur = parent.get(cur, "")
+        # Word's levels are 0-8 for headings, 9 for body text
+        if level_of is not None and level_of < 6 and _STYLE_ID.match(sid):
+            out[sid] = level_of + 1
+    return out
+
+
+def to_html(data: bytes, name: str) -> tuple[str, str]:
+    """The document as HTML, and its Title property ("" when it has none)."""
+    import mammoth
+
+    if data.startswith(_OLE):
+        raise RulebookError(
+            f"{name}: a legacy Word .doc or a password-protected document; "
+            "save it as .docx (or PDF) without a password"
+        )
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            parts = set(z.namelist())
+            if "word/document.xml" not in parts:
+                raise RulebookError(f"{name}: not a Word document (no word/document.xml)")
+            styles = z.read("word/styles.xml") if "word/styles.xml" in parts else b""
+            core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
+        levels = heading_styles(styles) if styles else {}
+        style_map = "\n".join(f"p.{sid} => h{level}:fresh" for sid, level in levels.items())
+        result = mammoth.convert_to_html(
+            io.BytesIO(data),
+            style_map=style_map,
+            convert_image=mammoth.images.img_element(lambda image: {}),
+        )
+        title = _core_title(core) if core else ""
+    except RulebookError:
+        raise
+    except Exception as e:  # zip, XML or mammoth errors: a damaged or foreign file
+        reason = " ".join(str(e).split())[:120] or type(e).__name__
+        raise RulebookError(
+            f"{name}: not a readable Word document ({reason}); is the file complete?"
+        ) from None
+    return result.value, title
+
+
+def _xml(data: bytes) -> Any:
+    from lxml import etree
+
+    # a hostile file's entities are not expanded, nor anything fetched
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+    return etree.fromstring(data, parser)
+
+
+def _core_title(core: bytes) -> str:
+    found = _xml(core).find(f".//{_DC_TITLE}")
+    return " ".join((found.text or "").split()) if found is not None else ""
+
+
+def read(data: bytes, request: ReadRequest) -> ParseResult:
+    page, title = to_html(data, request.name)
+    outline = html.outline_of(page.encode("utf-8"), fragment=True)
+    if not outline.blocks:
+        raise RulebookError(f"{request.name}: no text in the document")
+    outline.title = outline.title or title
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser="docx",
+        title_fixes=request.title_fixes,
+        title=request.title,
+    )
+
+
+FORMAT = Format(
+    name="docx",
+    extensions=(".docx",),
+    read=read,
+    sniff=sniff,
+    binary=True,
+    priority=15,
+    sniff_overrides_extension=True,
+)

@@ -1,0 +1,168 @@
+"""Word (.docx) files built in the tests from their XML parts: no Word, no extra
+library. ``markdown_docx`` sets a Markdown file in Word's own structure (heading
+styles, quote style, tables, footnotes), as a writer who moved their rules to
+Word would have them."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from xml.sax.saxutils import escape
+
+_NS = (
+    'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+)
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+def para(text: str, style: str | None = None, footnote: int | None = None) -> str:
+    props = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+    runs = f'<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r>'
+    if footnote is not None:
+        runs += (
+            '<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/></w:rPr>'
+            f'<w:footnoteReference w:id="{footnote}"/></w:r>'
+        )
+    return f"<w:p>{props}{runs}</w:p>"
+
+
+def table(rows: list[list[str]]) -> str:
+    return (
+        "<w:tbl>"
+        + "".join(
+            "<w:tr>" + "".join(f"<w:tc>{para(cell)}</w:tc>" for cell in row) + "</w:tr>"
+            for row in rows
+        )
+        + "</w:tbl>"
+    )
+
+
+def style(sid: str, name: str, outline: int | None = None, based: str | None = None) -> str:
+    """A paragraph style; ``outline`` is Word's outline level (0 = Heading 1)."""
+    base = f'<w:basedOn w:val="{based}"/>' if based else ""
+    level = f'<w:pPr><w:outlineLvl w:val="{outline}"/></w:pPr>' if outline is not None else ""
+    return f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/>{base}{level}</w:style>'
+
+
+# Word's built-in styles as Word defines them
+STYLES = "".join(
+    [
+        style("Normal", "Normal"),
+        style("Title", "Title", based="Normal"),
+        style("Quote", "Quote", based="Normal"),
+        style("ListParagraph", "List Paragraph", based="Normal"),
+        *(style(f"Heading{n}", f"heading {n}", outline=n - 1, based="Normal") for n in range(1, 7)),
+    ]
+)
+
+
+def docx(body: str, styles: str = STYLES, footnotes: dict[int, str] | None = None,
+         title: str = "") -> bytes:  # fmt: skip
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+            'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.'
+            'openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType='
+            '"application/xml"/><Override PartName="/word/document.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        )
+        rels = f'<Relationship Id="rId1" Type="{_REL}/officeDocument" Target="word/document.xml"/>'
+        if title:
+            rels += (
+                '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/'
+                'relationships/metadata/core-properties" Target="docProps/core.xml"/>'
+            )
+            z.writestr(
+                "docProps/core.xml",
+                '<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/'
+                'package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+                f"<dc:title>{escape(title)}</dc:title></cp:coreProperties>",
+            )
+        z.writestr(
+            "_rels/.rels",
+            f'<?xml version="1.0"?><Relationships xmlns="{_PKG_REL}">{rels}</Relationships>',
+        )
+        doc_rels = f'<Relationship Id="rId2" Type="{_REL}/styles" Target="styles.xml"/>'
+        if footnotes:
+            doc_rels += f'<Relationship Id="rId3" Type="{_REL}/footnotes" Target="footnotes.xml"/>'
+            notes = "".join(
+                f'<w:footnote w:id="{i}">{para(text)}</w:footnote>' for i, text in footnotes.items()
+            )
+            z.writestr(
+                "word/footnotes.xml",
+                f'<?xml version="1.0"?><w:footnotes {_NS}>{notes}</w:footnotes>',
+            )
+        z.writestr(
+            "word/_rels/document.xml.rels",
+            f'<?xml version="1.0"?><Relationships xmlns="{_PKG_REL}">{doc_rels}</Relationships>',
+        )
+        z.writestr("word/styles.xml", f'<?xml version="1.0"?><w:styles {_NS}>{styles}</w:styles>')
+        z.writestr(
+            "word/document.xml",
+            f'<?xml version="1.0"?><w:document {_NS}><w:body>{body}</w:body></w:document>',
+        )
+    return out.getvalue()
+
+
+def markdown_docx(text: str) -> bytes:
+    """A Markdown file set in Word: headings in Heading styles, notes in Quote,
+    list items in List Paragraph, tables as tables; its front matter's title
+    the document's Title property."""
+    import re
+
+    from markdown_it import MarkdownIt
+
+    title = ""
+    front = re.match(r"\A---\n(.*?)\n---\n", text, re.S)
+    if front:
+        found = re.search(r"^title:\s*(.+)$", front.group(1), re.M)
+        title = found.group(1).strip() if found else ""
+        text = text[front.end() :]
+
+    def inline(tok: object) -> str:
+        children = getattr(tok, "children", None) or []
+        return "".join(
+            " " if c.type in ("softbreak", "hardbreak") else c.content
+            for c in children
+            if c.type in ("text", "code_inline", "softbreak", "hardbreak")
+        ).strip()
+
+    body: list[str] = []
+    level = 0
+    quote = 0
+    item = 0
+    rows: list[list[str]] | None = None
+    for tok in MarkdownIt("commonmark").enable("table").parse(text):
+        t = tok.type
+        if t == "heading_open":
+            level = int(tok.tag[1])
+        elif t == "heading_close":
+            level = 0
+        elif t == "blockquote_open":
+            quote += 1
+        elif t == "blockquote_close":
+            quote -= 1
+        elif t == "list_item_open":
+            item += 1
+        elif t == "list_item_close":
+            item -= 1
+        elif t == "table_open":
+            rows = []
+        elif t == "tr_open" and rows is not None:
+            rows.append([])
+        elif t == "table_close" and rows is not None:
+            body.append(table(rows))
+            rows = None
+        elif t == "inline":
+            words = inline(tok)
+            if rows is not None:
+                rows[-1].append(words)
+            elif level:
+                body.append(para(words, f"Heading{level}"))
+            elif words:
+                body.append(para(words, "Quote" if quote else "ListParagraph" if item else None))
+    return docx("".join(body), title=title)
