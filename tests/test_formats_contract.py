@@ -358,7 +358,7 @@ def test_markdown_notes_set_apart_stay_with_their_rule() -> None:
     md = (
         "# Movement\n\n## Running\n\nA runner moves double.\n\n"
         ":::note Designer's note\nRunning is loud.\n:::\n\n"
-        "::: {.sidebar}\n### Why\nSpeed matters.\n:::\n\n"
+        "::: {.sidebar}\n##### Why\nSpeed matters.\n:::\n\n"
         '!!! tip "Remember"\n    Runners cannot shoot.\n\n'
         "> [!NOTE]\n> Running ends at a wall.\n\n"
         ":::\n\n"  # a bare fence opens nothing
@@ -406,7 +406,7 @@ def test_homebrewery_markdown_reads_as_its_rules() -> None:
         "Dash | 1 action",
     ]
     assert units["magic/concentration"] == "Damage forces a saving throw."
-    assert result.dropped["layout lines"] == 1
+    assert result.dropped["layout lines"] == 3  # \\column, ":" and \\page
 
 
 def test_markdown_definition_lists_read_as_the_html_reader_reads_a_dl() -> None:
@@ -510,3 +510,81 @@ def test_a_word_document_is_known_by_its_content() -> None:
     assert detect("rules", data).name == "docx"  # no extension
     assert detect("rules.txt", data).name == "docx"  # a zip of Word's parts is no text
     assert detect("rules.docx", book_pdf()[0]).name == "pdf"
+
+
+@pytest.mark.parametrize(
+    ("md", "rules"),
+    [
+        # a fence never closed, or colons as decoration, ends nothing and hides nothing
+        (
+            "## Attack\n\nRoll.\n\n::: note\nRemember.\n\n## Defense\n\nRoll d10.\n",
+            {"attack": "Roll.\nnote\nRemember.", "defense": "Roll d10."},
+        ),
+        (
+            "## Attack\n\n::: Optional rule :::\nRoll twice.\n\n## Defense\n\nRoll d10.\n",
+            {"attack": "Optional rule\nRoll twice.", "defense": "Roll d10."},
+        ),
+        # a heading one level down inside a block is a section: a stat block, a chapter
+        (
+            "# Bestiary\n\nBeasts.\n\n{{monster,frame\n## Goblin\nSmall humanoid.\n}}\n\n"
+            "## Orc\n\nLarge humanoid.\n",
+            {
+                "bestiary": "Beasts.",
+                "bestiary/goblin": "Small humanoid.",
+                "bestiary/orc": "Large humanoid.",
+            },
+        ),
+        (
+            "# Rules\n\nIntro.\n\n::: {#combat .chapter}\n## Combat\n\nRoll.\n\n### Melee\n\n"
+            "Both roll.\n:::\n",
+            {"rules": "Intro.", "rules/combat": "Roll.", "rules/combat/melee": "Both roll."},
+        ),
+        # a spacer inside a Homebrewery note is no fence; a block in a code fence is code
+        (
+            "## Tips\n\n{{note\n##### Tip\nFirst.\n:::\n##### Careful\nSecond.\n}}\n\n"
+            "```\n{{note\n}}\n```\n",
+            {"tips": "Tip\nFirst.\nCareful\nSecond.\n{{note\n}}"},
+        ),
+    ],
+    ids=["unclosed-fence", "decoration", "stat-block", "pandoc-chapter", "brew-spacer"],
+)
+def test_markdown_blocks_keep_the_rules_inside_them(md: str, rules: dict[str, str]) -> None:
+    """A heading inside a block that skips a level (Homebrewery's '#####' note
+    title) is a line of the note; one a level down is a rule; and a fence never
+    closed is text, not a note that swallows the rest of the book."""
+    units = parse_file("m.md", md.encode(), game="x").units
+    assert {u.rule_id: u.text for u in units} == rules
+
+
+def test_markdown_definition_lists_inside_lists_and_notes_are_lines() -> None:
+    """Inside a list or a note a definition list is the item's lines, not a
+    glossary whose terms take the rest of the list; a footnote it refers to
+    follows it."""
+    md = (
+        "## Actions\n\n1. Move\n\n   Walk\n   : Move your speed.[^1]\n\n2. Attack\n3. Hide\n\n"
+        "::: note\nDash\n: Move twice your speed.\n:::\n\nMore action text.\n\n"
+        "## Other\n\nLast rule.\n\n[^1]: Not in mud.\n"
+    )
+    units = {u.rule_id: u.text for u in parse_file("m.md", md.encode(), game="x").units}
+    assert units == {
+        "actions": "1. Move\nWalk: Move your speed.[1]\n[1] Not in mud.\n2. Attack\n3. Hide\n"
+        "Dash: Move twice your speed.\nMore action text.",
+        "other": "Last rule.",
+    }
+
+
+def test_markdown_in_raw_html_only_where_it_is_markdown() -> None:
+    """Text in an HTML block is read as Markdown only where it holds a whole
+    Markdown span; arithmetic, paths, escaped brackets and <pre> stay as written."""
+    md = (
+        "## Dice\n\n<table><tr><td>2*3*4</td><td>d6*2*</td></tr></table>\n\n"
+        "<div>Roll &lt;dice&gt; and add **2**.</div>\n\n"
+        "<div>C:\\path\\*.txt is the file.</div>\n\n<pre>roll = *d6* + 3</pre>\n"
+    )
+    units = {u.rule_id: u.text for u in parse_file("m.md", md.encode(), game="x").units}
+    assert units["dice"].split("\n") == [
+        "2*3*4 | d6*2*",
+        "Roll <dice> and add 2.",
+        "C:\\path\\*.txt is the file.",
+        "roll = *d6* + 3",
+    ]

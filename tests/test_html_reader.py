@@ -645,3 +645,65 @@ def test_footnotes_keep_their_order_and_a_table_its_rows() -> None:
         "[*] Scoped.",
     ]
     assert units["melee"] == "Both sides roll. 2"
+
+
+def test_a_footnote_marked_in_a_list_item_ends_that_item() -> None:
+    page = (
+        '<html><body><h2>Actions</h2><ul><li>Move 6.<a href="#fn1" id="fnref1"><sup>1</sup></a>'
+        "</li><li>Attack.</li></ul><h2>Defense</h2><p>Roll.</p>"
+        '<ol><li id="fn1"><p>Half in mud.<a href="#fnref1">\u21a9</a></p></li></ol></body></html>'
+    )
+    units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
+    assert units == {"actions": "- Move 6.[1] [1] Half in mud.\n- Attack.", "defense": "Roll."}
+
+
+def test_a_footnote_of_several_paragraphs_moves_whole() -> None:
+    """Google Docs and Word wrap each note in a box of its own; a box of all the
+    notes (several marks link into it) is left as it was."""
+    page = (
+        '<html><body><h2>Move</h2><p>Move 6.<sup><a href="#ftnt1" id="ftnt_ref1">[1]</a></sup></p>'
+        '<h2>Shoot</h2><p>Roll.<a href="#notes" id="m2">*</a></p><p>Aim.<a href="#notes" id="m3">'
+        '\u2020</a></p><h2>Notes</h2><div><p><a href="#ftnt_ref1" id="ftnt1">[1]</a> In mud.</p>'
+        '<p>Or snow.</p></div><div id="notes"><p>* Day. <a href="#m2">back</a></p>'
+        '<p>\u2020 Night. <a href="#m3">back</a></p></div></body></html>'
+    )
+    units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
+    assert units["move"] == "Move 6.[1]\n[1] In mud. Or snow."
+    assert units["shoot"] == "Roll.*\nAim.\u2020"
+    assert "Day." in units["notes"] and "Night." in units["notes"]
+
+
+@pytest.mark.parametrize(
+    ("page", "rule", "text"),
+    [
+        # numbered rules that refer to each other
+        (
+            '<h2>Charging</h2><p id="r12">12. Charge +1. See <a href="#r40">40</a>.</p><h2>Counter'
+            '-charges</h2><p id="r40">40. May counter-charge (see <a href="#r12">12</a>).</p>',
+            "counter-charges",
+            "40. May counter-charge (see 12).",
+        ),
+        # a contents list whose sections link back to its entries (docutils)
+        (
+            '<ul><li><a href="#move" id="toc-entry-1">1</a></li><li><a href="#shoot" '
+            'id="toc-entry-2">2</a></li></ul><div id="move"><h2><a href="#toc-entry-1">Move</a>'
+            '</h2><p>Move 6.</p></div><div id="shoot"><h2><a href="#toc-entry-2">Shoot</a></h2>'
+            "<p>Roll.</p></div>",
+            "shoot",
+            "Roll.",
+        ),
+        # a mark loose in a section, where no block can take its note
+        (
+            '<section><h2>Move</h2>Move 6.<a href="#fn1" id="fnref1"><sup>1</sup></a></section>'
+            '<ol><li id="fn1">Half in mud. <a href="#fnref1">^</a></li></ol>',
+            "move",
+            "Half in mud.",
+        ),
+    ],
+    ids=["cross-references", "contents", "loose-mark"],
+)
+def test_links_that_are_no_footnotes_move_nothing(page: str, rule: str, text: str) -> None:
+    """Only a note a mark links to and that links back moves; sections that link to
+    each other, or a note no block can take, stay where they are."""
+    units = parse_file("r.html", f"<html><body>{page}</body></html>".encode(), game="x").units
+    assert text in {u.rule_id: u.text for u in units}[rule]

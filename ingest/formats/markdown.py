@@ -40,7 +40,7 @@ warning (``outline.build_units``).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from html import escape
 from typing import Any
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
@@ -53,7 +53,13 @@ _FRONT_TITLE = re.compile(r"^title:\s*(.+?)\s*$", re.M)
 _ATX = re.compile(rb"^ {0,3}#{1,6}[ \t]+\S", re.M)
 _SETEXT = re.compile(rb"^\S.*\n(?:=+|-{3,})[ \t]*$", re.M)
 _BR = re.compile(r"<br\s*/?>", re.I)  # inline HTML line break: "add<br>your bonus"
-_INLINE_MARKUP = re.compile(r"[*_`~\[]")  # what inline Markdown would change
+# A Markdown span with both its ends: strong or emphasis (not "2*3*4"), code, a link.
+_MARKDOWN_SPAN = re.compile(
+    r"\*\*\S(?:[^*\n]*\S)?\*\*|__\S(?:[^_\n]*\S)?__"
+    r"|(?<![\w*])\*(?=\S)[^*\n]+(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)[^_\n]+(?<=\S)_(?![\w_])"
+    r"|`[^`\n]+`|\[[^\]\n]+\]\([^)\s]+\)"
+)
+_LITERAL_TAGS = ("pre", "code", "kbd", "samp", "script", "style", "textarea")
 # A heading's attribute block, last in its text: "{#charge .rule data-x=1}",
 # Pandoc's "{-}" (unnumbered). One "{...}" of such items only: a title that
 # merely ends in braces ("Roll {x}") is left as it is.
@@ -65,6 +71,8 @@ _ALERT = re.compile(r"^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 # (a line of colons; "::: name" opens a fenced block, a bare ":::" closes one).
 _LAYOUT_LINE = re.compile(r"^[ \t]*\\(?:page|pagebreak|column|columnbreak)[ \t]*$", re.M)
 _SPACER = re.compile(r"^:+$")
+_CODE_FENCE = re.compile(r"^ {0,3}(?:```|~~~)")
+MAX_BREW_DEPTH = 20  # Homebrewery blocks nested deeper are left as text
 # Homebrewery's blocks: "{{note" (classes, attributes) alone on a line, up to "}}".
 _BREW_OPEN = re.compile(r"^[ \t]*\{\{([^{}\n]*)$")
 _BREW_CLOSE = re.compile(r"^[ \t]*\}\}[ \t]*$")
@@ -95,17 +103,39 @@ def _parser() -> Any:
     )
 
 
-def _brew_blocks(text: str) -> str:
-    """Homebrewery's ``{{name`` ... ``}}`` blocks as fenced blocks, its layout
-    lines dropped. A fence closes at the first bare fence at least as long as
-    it, so a block is given more colons than every block inside it."""
-    text = _LAYOUT_LINE.sub("", text)
+def _brew_blocks(text: str) -> tuple[str, int]:
+    """Homebrewery's ``{{name`` ... ``}}`` blocks as fenced blocks, and how many
+    layout lines were dropped; text that has none of them is returned as it is.
+
+    Homebrewery renders a page at a time, so a block is paired within its
+    page; lines inside a code fence are the code's. A fence closes at the
+    first bare fence at least as long as it, so a block is given more colons
+    than every block inside it, and a line of colons in such a file is a
+    spacer, not a fence. Blocks nested deeper than ``MAX_BREW_DEPTH`` are
+    left as text (a hostile file's thousand would make fences of thousands).
+    """
+    if not (_LAYOUT_LINE.search(text) or ("{{" in text and "}}" in text)):
+        return text, 0
     lines = text.split("\n")
-    opens: list[int] = []  # line numbers of the blocks still open
+    code = False
+    opens: list[int] = []  # line numbers of the blocks still open on this page
     height: dict[int, int] = {}  # open line -> how deep its nested blocks go
     pairs: list[tuple[int, int]] = []
+    layout: list[int] = []
+    spacers: list[int] = []
     for n, line in enumerate(lines):
-        if _BREW_OPEN.match(line):
+        if _CODE_FENCE.match(line):
+            code = not code
+            continue
+        if code:
+            continue
+        if _SPACER.match(line.strip()):
+            spacers.append(n)
+        if _LAYOUT_LINE.match(line):
+            layout.append(n)
+            if re.search(r"page", line):
+                opens.clear()  # a block never closed on its page ends with it
+        elif _BREW_OPEN.match(line):
             opens.append(n)
             height[n] = 0
         elif _BREW_CLOSE.match(line) and opens:
@@ -113,12 +143,18 @@ def _brew_blocks(text: str) -> str:
             pairs.append((start, n))
             if opens:
                 height[opens[-1]] = max(height[opens[-1]], height[start] + 1)
+    if not pairs and not layout:
+        return text, 0
+    for n in [*layout, *spacers]:
+        lines[n] = ""  # a spacer too: the only fences are the ones made below
     for start, end in pairs:
+        if height[start] >= MAX_BREW_DEPTH:
+            continue
         fence = ":" * (3 + height[start])
         name = _BREW_OPEN.match(lines[start]).group(1).strip()  # type: ignore[union-attr]
         lines[start] = f"{fence} {name or 'block'}"
         lines[end] = fence
-    return "\n".join(lines)
+    return "\n".join(lines), len(layout) + len(spacers)
 
 
 def _aside_title(params: str) -> str:
@@ -162,10 +198,13 @@ def outline_of(text: str) -> Outline:
             outline.title = title.group(1).strip("'\"")
         outline.dropped["front matter"] += 1
         text = text[m.end() :]
-    text = _brew_blocks(text)
+    text, layout = _brew_blocks(text)
+    if layout:
+        outline.dropped["layout lines"] += layout
     env: dict[str, Any] = {}
     md = _parser()
     tokens = md.parse(text, env)
+    source_lines = text.split("\n")
     lists: list[list[int]] = []  # per open list: [next number or -1 for bullets]
     item_prefix = ""
     row: list[str] | None = None
@@ -175,7 +214,11 @@ def outline_of(text: str) -> Outline:
     note: str | None = None  # the footnote being read
     in_table: list[str] = []  # footnotes referred to in the table being read
     raw: list[str] = []  # consecutive HTML blocks, read as one
-    aside = 0  # depth of notes set apart (fenced blocks, admonitions)
+    # per open block set apart (a fenced block, an admonition): closed by a
+    # fence of its own? (one never closed is no note)
+    asides: list[bool] = []
+    section = 0  # the level of the last heading read
+    quotes = 0  # depth of block quotes
     quote_start = False  # the next paragraph opens a block quote
     skip_to = -1
     for n, tok in enumerate(tokens):
@@ -185,19 +228,38 @@ def outline_of(text: str) -> Outline:
         if raw and t != "html_block":
             _read_html(outline, raw, md)
         if t == "dl_open" and note is None:
-            # read as the HTML reader reads a <dl>, so both formats agree
             end = _closing(tokens, n)
-            raw.append(md.renderer.render(tokens[n : end + 1], md.options, env))
-            _read_html(outline, raw)
+            part = tokens[n : end + 1]
+            if lists or asides or quotes:
+                # inside a list, a note or a quote: lines, never rules of its own
+                outline.blocks.extend(Block(line) for line in _definition_lines(part))
+            else:
+                # read as the HTML reader reads a <dl>, so both formats agree
+                raw.append(md.renderer.render(part, md.options, env))
+                _read_html(outline, raw)
+            for inline in part:
+                for label in _footnote_refs(inline) if inline.type == "inline" else ():
+                    referred.setdefault(label, len(outline.blocks) - 1)
             skip_to = end + 1
-        elif t in ("container_aside_open", "admonition_open"):
-            aside += 1
-            if t == "container_aside_open" and (caption := _aside_title(tok.info)):
-                outline.blocks.append(Block(caption))
+        elif t == "admonition_open":
+            asides.append(True)
+        elif t == "container_aside_open":
+            if _closed(tok, source_lines):
+                asides.append(True)
+                if caption := _aside_title(tok.info):
+                    outline.blocks.append(Block(caption))
+            else:
+                # a fence never closed ("::: Optional rule :::" in prose) is text
+                asides.append(False)
+                if words := tok.info.strip(" :"):
+                    outline.blocks.append(Block(words))
         elif t in ("container_aside_close", "admonition_close"):
-            aside -= 1
+            asides.pop()
         elif t == "blockquote_open":
+            quotes += 1
             quote_start = True
+        elif t == "blockquote_close":
+            quotes -= 1
         elif t == "footnote_open":
             note = tok.meta["label"]
             notes.setdefault(note, [])
@@ -207,8 +269,13 @@ def outline_of(text: str) -> Outline:
             if t == "inline" and (content := _inline_text(tok)):
                 notes[note].append(" ".join(content.split()))
         elif t == "heading_open":
-            # a heading inside a note is a line of the note
-            heading_level = 0 if aside else int(tok.tag[1])
+            heading_level = int(tok.tag[1])
+            # A heading inside a note that skips a level below the section it
+            # is in (Homebrewery heads a note with #####) is the note's title,
+            # a line of it; one that does not (a stat block's "## Goblin", a
+            # Pandoc chapter's "## Combat") is a section of its own.
+            if any(asides) and heading_level >= section + 2:
+                heading_level = 0
         elif t == "heading_close":
             heading_level = 0
         elif t in ("bullet_list_open", "ordered_list_open"):
@@ -240,6 +307,7 @@ def outline_of(text: str) -> Outline:
             elif heading_level:
                 heading = _HEADING_ATTRS.sub("", " ".join(content.split())) or content
                 outline.blocks.append(Block(heading, level=heading_level))
+                section = heading_level
             elif _SPACER.match(content):
                 outline.dropped["layout lines"] += 1
             elif content:
@@ -277,6 +345,46 @@ def outline_of(text: str) -> Outline:
     return outline
 
 
+def _closed(tok: Any, lines: list[str]) -> bool:
+    """Was fenced block ``tok`` closed by a fence of its own? The plugin closes
+    an unclosed one at the end of the file (or of the list it is in)."""
+    end = tok.map[1] if tok.map else len(lines)
+    if end >= len(lines):
+        return False
+    fence = lines[end].strip()
+    return fence.startswith(tok.markup) and not fence.strip(":")
+
+
+def _definition_lines(tokens: list[Any]) -> list[str]:
+    """A definition list as "Term: definition" lines (a second paragraph of a
+    definition on a line of its own)."""
+    lines: list[str] = []
+    term = ""
+    depth = 0  # inside a <dd>
+    first = False  # the next paragraph is the definition's first
+    for tok in tokens:
+        if tok.type == "dd_open":
+            depth += 1
+            first = True
+        elif tok.type == "dd_close":
+            depth -= 1
+            if first and term:
+                lines.append(term)  # a term with an empty definition
+            first = False
+        elif tok.type == "inline":
+            words = " ".join(_inline_text(tok).split())
+            if not depth:
+                if term and first:
+                    lines.append(term)
+                term = words
+            elif first:
+                lines.append(f"{term}: {words}" if term else words)
+                first = False
+            elif words:
+                lines.append(words)
+    return [line for line in lines if line]
+
+
 def _closing(tokens: list[Any], start: int) -> int:
     """The index of the token that closes ``tokens[start]``."""
     depth = 0
@@ -295,21 +403,37 @@ def _read_html(outline: Outline, raw: list[str], md: Any = None) -> None:
     pieces (a second piece starting at ``<tr>``, which alone is no table):
     consecutive pieces are read together. Empties ``raw``.
 
-    With ``md``, the text is the author's Markdown: CommonMark leaves the
-    lines of an HTML block as they are, so Notion's exported callout
-    (``<aside>`` then "**Note:** text" with no blank line between) kept its
-    asterisks. Each line's inline Markdown is read as a paragraph's is."""
-    fragment = html.outline_of("\n".join(raw).encode("utf-8"), fragment=True)
+    With ``md``, the HTML's text may be the author's Markdown: CommonMark
+    leaves the lines of an HTML block as they are, so Notion's exported
+    callout (``<aside>`` then "**Note:** text" with no blank line between)
+    kept its asterisks. Text that holds a Markdown span, emphasis, code or
+    a link, both its ends (``**Note:**``, ``_this_``, ``[Cover](c.md)``), is
+    read as Markdown; other text, and anything in ``<pre>`` or ``<code>``,
+    as written ("2*3*4", "C:\\path\\*.txt")."""
+    source = "\n".join(raw)
     raw.clear()
+    if md is not None and _MARKDOWN_SPAN.search(source):
+        source = _markdown_in_text(source, md)
+    fragment = html.outline_of(source.encode("utf-8"), fragment=True)
     outline.dropped.update(fragment.dropped)
-    if not fragment.blocks:
+    if fragment.blocks:
+        outline.blocks.extend(fragment.blocks)
+    else:
         outline.dropped["HTML markup"] += 1
-    for block in fragment.blocks:
-        if md is not None and _INLINE_MARKUP.search(block.text):
-            lines = (_inline_text(md.parseInline(line)[0]) for line in block.text.split("\n"))
-            block = replace(block, text="\n".join(line for line in lines if line))
-        if block.text:
-            outline.blocks.append(block)
+
+
+def _markdown_in_text(source: str, md: Any) -> str:
+    """``source`` with each text node that holds a Markdown span rendered."""
+    from bs4 import BeautifulSoup, NavigableString
+
+    soup = BeautifulSoup(source, "lxml")
+    for node in soup.find_all(string=_MARKDOWN_SPAN):
+        if type(node) is not NavigableString or node.find_parent(_LITERAL_TAGS):
+            continue
+        # escaped first: "<dice>" in the text is words, not a tag to render
+        rendered = BeautifulSoup(md.renderInline(escape(str(node), quote=False)), "html.parser")
+        node.replace_with(*list(rendered.contents))
+    return str(soup)
 
 
 def _place_footnotes(
