@@ -1374,3 +1374,114 @@ def test_skirmishers_rulebook() -> None:
         assert "GM 1-1" not in u.text, u.rule_id
         assert u.source.file == "skirmishers.pdf"
         assert isinstance(u.source.page, int) and 1 <= u.source.page <= 30
+
+
+# Layouts a review helper printed with Chromium (``tests/fixtures/printed/layouts``:
+# each HTML and its PDF), as rulebooks set them: (rule ID, title, text) expected.
+LAYOUTS = PRINTED / "layouts"
+LAYOUT_CASES = {
+    # a heading wrapped onto a second line kept its number and all its words
+    "wrapped_heading": [
+        ("5.1", "Shooting", "Units shoot in the shooting phase at targets they can see."),
+        (
+            "5.2",
+            "Shooting Into and Out Of Close Combat With Pistols",
+            "A unit engaged in close combat may fire pistols at the unit it is engaged with.",
+        ),
+        ("5.3", "Cover", "A model in cover adds one to its save."),
+    ],
+    # a cross-reference wrapped to the start of a line is the sentence's, no section
+    "crossref_wrap": [
+        (
+            "3.1",
+            "Moving",
+            "A unit moves up to its Move value in inches. A unit that ends its move within one "
+            "inch of the enemy must then charge, see rule 3.2 Charging. It may not shoot afterwards.",
+        ),
+        (
+            "3.2",
+            "Charging",
+            "Declare a charge against an enemy unit within twelve inches, then roll two dice "
+            "for the charge distance.",
+        ),
+        (
+            "3.3",
+            "Fleeing",
+            "A unit that flees moves directly away from the enemy. For how far, see the table in "
+            "section 5.4 Morale Checks and the notes on it.",
+        ),
+    ],
+    # a drop cap, floated or set with initial-letter, is its word's first letter
+    "dropcap": [
+        ("the-turn", "The Turn", "The game is played in turns."),
+        ("1.1", "Initiative", "At the start of the game"),
+        ("actions", "Actions", "Actions are what units do when they activate."),
+        ("2.1", "Move", "A unit moves up to its Speed in inches."),
+    ],
+    "initial_letter": [
+        ("the-turn", "The Turn", "The game is played in turns."),
+        ("1.1", "Initiative", "At the start of the game"),
+        ("actions", "Actions", "Actions are what units do when they activate."),
+        ("2.1", "Move", "A unit moves up to its Speed in inches."),
+    ],
+    # a superscript stays on its line
+    "superscript": [
+        (
+            "4.1",
+            "Reinforcements",
+            "From the 2nd turn onwards, reinforcements arrive on a roll of 4+.",
+        ),
+        ("4.2", "Scoring", "Each objective held scores 3 VP.1 Contested objectives score nothing."),
+    ],
+    # a browser prints a soft hyphen's break as U+2010
+    "soft_hyphen": [
+        (
+            "2.1",
+            "Activation",
+            "Each player activates units in turn; nobody forgets which units have already acted "
+            "this turn, because activated units get a token.",
+        )
+    ],
+    # headings tracked wide, where PDFium puts a space between every two letters
+    "tracked_heading": [
+        ("movement-phase", "Movement Phase", "Units move in the movement phase"),
+        ("movement-phase/difficult-terrain", "Difficult Terrain", "Difficult terrain halves"),
+        ("movement-phase/flying-units", "Flying Units", "Units that fly ignore terrain"),
+        (
+            "shooting-phase",
+            "Shooting Phase",
+            "Units shoot in the shooting phase, one after another.",
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
+def test_printed_layouts_read_as_their_rules(name: str) -> None:
+    """Each of these lost a rule, its number or its words before (a wrapped
+    heading's first line, a drop cap's letter, a tracked heading's section)."""
+    units = parse_file(f"{name}.pdf", (LAYOUTS / f"{name}.pdf").read_bytes(), game="x").units
+    got = [(u.rule_id, u.title) for u in units]
+    assert got == [(rule_id, title) for rule_id, title, _ in LAYOUT_CASES[name]]
+    for u, (_, _, text) in zip(units, LAYOUT_CASES[name], strict=True):
+        assert u.text.startswith(text) or u.text == text, (u.rule_id, u.text)
+
+
+def test_a_rotated_page_reads_as_it_did_upright() -> None:
+    """A page turned with /Rotate (a landscape sheet, a page turned in a viewer):
+    its characters' boxes are in the page's own space, its size as shown; the
+    two were mixed, and a third of a book's text went as headers and footers."""
+    from pypdf import PdfReader, PdfWriter
+
+    upright = (LAYOUTS / "dropcap.pdf").read_bytes()
+    writer = PdfWriter()
+    for page in PdfReader(io.BytesIO(upright)).pages:
+        writer.add_page(page.rotate(90))
+    out = io.BytesIO()
+    writer.write(out)
+    turned = parse_file("turned.pdf", out.getvalue(), game="x")
+    expected = parse_file("turned.pdf", upright, game="x")
+    assert [(u.rule_id, u.title, u.text) for u in turned.units] == [
+        (u.rule_id, u.title, u.text) for u in expected.units
+    ]
+    assert not turned.dropped

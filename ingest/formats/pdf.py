@@ -3,7 +3,13 @@
 PDFium gives every character with its font size, weight and box. From those:
 
 1. **Lines**: characters split at PDFium's line breaks and wherever the
-   baseline jumps (a hyphenated line end is one char, marked as a hyphen).
+   baseline jumps (a hyphenated line end is one char, marked as a hyphen),
+   but not at a superscript set against its word ("2" + "nd"). A line
+   tracked wide ("M O V E M E N T"), where PDFium puts a space between
+   every two letters, gets its spaces where its words part. A drop cap
+   (a letter or two at twice the size of the lines beside it, level with
+   the first) is glued to its word. A page turned by /Rotate is read in
+   its own space.
    A line's size is that of its first run of characters in one size, and a
    short line whose tail drops to a markedly smaller size, after a head set
    larger than the body (or bold, with a tail of a few words), is two lines:
@@ -39,9 +45,16 @@ PDFium gives every character with its font size, weight and box. From those:
    document has no other heading but its title. Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
+   A heading too long for its column goes on in the same style on the next
+   line, which has no number of its own: one heading. A line that is a
+   heading only by its dotted number, right after a line that runs to the
+   margin mid-sentence ("..., see rule" / "3.2 Charging. It may not..."),
+   is that sentence's cross-reference, not a section.
 6. **Paragraphs**: a line that runs to the right margin continues on the
    next line; one that stops short (the end of a paragraph, a list item, a
-   table row) ends its block. Words hyphenated at a line end are joined.
+   table row) ends its block. Words hyphenated at a line end are joined
+   (also at a browser's printed soft hyphen, U+2010, which PDFium does not
+   mark).
 
 Every unit records the page it starts on. A PDF with no text layer (a scan)
 or one that needs a password gets a one-line error saying so.
@@ -93,6 +106,8 @@ _PAGE_COUNTER = re.compile(r"(?:^|\s)(?:page\s+)?(\d{1,4})\s*(?:/|of)\s*(\d{1,4}
 _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
+_WORDS = re.compile(r"[^\W\d_]+")
+_SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
 # top, baseline); a space is (" ", 0.0, 0, box...).
@@ -162,6 +177,10 @@ def _page_lines(page: Any, number: int) -> _Page:
     import pypdfium2.raw as raw
 
     width, height = page.get_size()
+    if page.get_rotation() in (90, 270):
+        # the size is the page as shown, turned; the characters' boxes are
+        # in the page's own space, before the turn
+        width, height = height, width
     result = _Page(number, float(width), float(height))
     tp = page.get_textpage()
     n = tp.count_chars()
@@ -203,6 +222,7 @@ def _page_lines(page: Any, number: int) -> _Page:
     def _add_line(seg: list[_Char], hyphen: bool) -> None:
         if not any(not c[0].isspace() for c in seg):
             return
+        seg = _untracked(seg)
         if cut := _size_drop(seg):
             # A short line in one size with a smaller tail: perhaps a heading
             # and the page's link or note after it ("7 Spirits" + "[Edit |
@@ -313,9 +333,19 @@ def _page_lines(page: Any, number: int) -> _Page:
             broken = False
             em = max(size, prev[1]) if prev is not None else size
             gap = box[0] - prev[4] if prev is not None else 0.0
+            # A superscript (or the text after one) sits off the baseline
+            # but right against its neighbour, in a smaller size: "2" + "nd",
+            # "3 VP." + "1". Word sets every ordinal so.
+            raised = (
+                0.5 * em <= min(size, prev[1]) <= 0.9 * em  # not a drop cap
+                and abs(box[4] - prev[7]) <= 0.45 * em
+                and -0.3 * em <= gap <= 0.3 * em
+                if prev is not None
+                else False
+            )
             if (
                 prev is None
-                or abs(box[4] - prev[7]) > 0.2 * em
+                or (abs(box[4] - prev[7]) > 0.2 * em and not raised)
                 or not -0.3 * em <= gap <= BREAK_GAP * em
             ):
                 close_line()
@@ -335,6 +365,68 @@ def _page_lines(page: Any, number: int) -> _Page:
     close_line()
     tp.close()
     return result
+
+
+def _untracked(seg: list[_Char]) -> list[_Char]:
+    """A letter-spaced line ("M O V E M E N T  P H A S E": a display heading
+    tracked wide, where PDFium puts a space between every two letters) with
+    its spaces where its words part: gaps wider than the letters' own by a
+    space's width. Any other line is returned as it is."""
+    visible = [c for c in seg if c[0] != " "]
+    words = "".join(c[0] for c in seg).split()
+    # letters, not digits: a dice row "1 2 3 4 5 6" is spaced, not tracked
+    singles = sum(1 for w in words if len(w) == 1 and w.isalpha())
+    if len(words) < 4 or singles < 0.6 * len(words):
+        return seg
+    gaps = [b[3] - a[4] for a, b in itertools.pairwise(visible)]
+    letter = statistics.median(gaps)
+    if letter > 0.6 * statistics.median(c[1] for c in visible):
+        return seg  # letters an em or so apart: a table's one-letter cells
+    out: list[_Char] = [visible[0]]
+    for (prev, c), gap in zip(itertools.pairwise(visible), gaps, strict=True):
+        if gap > letter + 0.2 * max(c[1], prev[1], 1.0):
+            out.append((" ", 0.0, 0, prev[4], c[3], *c[5:]))
+        out.append(c)
+    return out
+
+
+def _drop_caps(page: _Page) -> None:
+    """Glue each drop cap to the line it opens: a letter or two set at least
+    twice the size of the line beside it, whose first line starts just right
+    of it, level with its top ("T" + "he game is played..."). It was a heading
+    of its own (the largest type in the book), or its word lost a letter.
+    A glossary's letter dividers have their entries below them, not beside."""
+    caps = [
+        ln
+        for ln in page.lines
+        if 1 <= len(ln.text.strip("\"'\u201c\u2018")) <= 2 and any(c.isalpha() for c in ln.text)
+    ]
+    for cap in caps:
+        beside = [
+            ln
+            for ln in page.lines
+            if ln is not cap
+            and cap.size >= 2 * ln.size
+            and cap.x1 - 1 <= ln.x0 <= cap.x1 + 2 * ln.size
+            and cap.top - ln.size <= ln.top <= cap.bottom
+            and ln.text[:1].isalpha()
+        ]
+        if beside:
+            first = min(beside, key=lambda ln: ln.top)
+            word = (first.text.split() or [""])[0]
+            # "A" + "player who..." is two words: a letter that is a word
+            # alone is kept apart where the page uses the rest as a word
+            # and never the two glued ("Actions" is one: "A" + "ctions").
+            vocab = {
+                w.lower() for ln in page.lines if ln is not cap for w in _WORDS.findall(ln.text)
+            }
+            apart = (
+                cap.text.strip().upper() in ("A", "I", "O")
+                and word.lower() in vocab
+                and (cap.text.strip() + word).lower() not in vocab
+            )
+            first.text = cap.text.strip() + (" " if apart else "") + first.text
+            page.lines.remove(cap)
 
 
 def _link_rects(page: Any) -> list[tuple[float, float, float, float]]:
@@ -1182,6 +1274,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     cut_body = _body_size(pages)
     for page in pages:
         _rejoin_cuts(page, cut_body)
+        _drop_caps(page)
         _reading_order(page)
         _mark_zones(page)
     _drop_furniture(pages, outline)
@@ -1208,23 +1301,34 @@ def outline_of(data: bytes, name: str) -> Outline:
     kept: _Line | None = None  # the last line kept as text (since the last heading)
     table_head: _Line | None = None  # the first row of the table ``kept`` is in
     listed = False  # ``kept`` is a linked line kept as a list its text introduced
+    head: _Line | None = None  # the heading line just read, if the last line was one
     for page in pages:
         margins = _margins(page)
         right = _right_edges(page)
         menu = False  # the line before was dropped as a menu
         for i, ln in enumerate(page.lines):
             is_head = _is_heading(ln, body, margins, small_bold)
+            if is_head and para and _runs_into(para[-1], ln, body, margins, right):
+                is_head = False  # "..., see rule" / "3.2 Charging. It may not...": a sentence
             if _style(ln) in cover_styles and is_head:
                 outline.dropped["cover lines"] += 1
                 continue
             if is_head and _style(ln) in levels:
+                number, rest = split_number(ln.text)
+                if head is not None and not number and _wraps(head, ln):
+                    # the second line of a heading too long for its column
+                    last = blocks[-1]
+                    blocks[-1] = Block(f"{last.text} {tidy_title(ln.text)}", last.level, last.page)
+                    head = ln
+                    continue
                 flush()
                 first_heading_page = first_heading_page or ln.page
-                number, rest = split_number(ln.text)
                 heading = f"{number} {tidy_title(rest)}" if number else tidy_title(ln.text)
                 blocks.append(Block(heading, levels[_style(ln)], ln.page))
                 kept = None
+                head = ln
                 continue
+            head = None
             after = page.lines[i + 1] if i + 1 < len(page.lines) else None
             if after is not None and _is_heading(after, body, margins, small_bold):
                 after = None  # a heading is a block of its own: nothing runs into it
@@ -1278,6 +1382,38 @@ def outline_of(data: bytes, name: str) -> Outline:
     return outline
 
 
+def _wraps(head: _Line, ln: _Line) -> bool:
+    """Is ``ln`` the next line of heading ``head``: the same style, right
+    under it in the same column, no farther than a line's spacing?"""
+    return (
+        ln.page == head.page
+        and ln.column == head.column
+        and _style(ln) == _style(head)
+        and 0 <= ln.top - head.bottom <= 0.6 * max(head.size, 1.0)
+        and abs(ln.x0 - head.x0) <= 2 * max(head.size, 1.0)
+    )
+
+
+def _runs_into(
+    prev: _Line, ln: _Line, body: float, margins: dict[int, float], right: dict[int, float]
+) -> bool:
+    """Does a line that is a heading only by its dotted number ("3.2 Charging.
+    It may not shoot") go on the sentence of the line before it, which runs
+    to the margin without ending ("..., see rule")? A cross-reference wrapped
+    to the start of a line, not a section."""
+    by_number_only = ln.size < body * HEADING_SIZE_RATIO and not (ln.bold and not prev.bold)
+    return (
+        by_number_only
+        and not prev.row
+        and prev.page == ln.page
+        and prev.column == ln.column
+        and _style(prev) == _style(ln)
+        and not prev.text.endswith((".", ":", "!", "?"))
+        and not _short(prev, margins, right)
+        and ln.top - prev.bottom <= 0.6 * max(prev.size, 1.0)
+    )
+
+
 def _is_menu(
     ln: _Line,
     before: _Line | None,
@@ -1314,6 +1450,10 @@ def _join_lines(lines: list[_Line]) -> str:
             text = ln.text
         elif prev.hyphen:
             text += ln.text if ln.text[:1].islower() else "-" + ln.text
+        elif text.endswith(_SOFT_BREAKS):
+            # a browser prints a soft hyphen's break as U+2010, which PDFium
+            # does not mark: a hyphenation point like its own
+            text = text[:-1] + (ln.text if ln.text[:1].islower() else "-" + ln.text)
         elif text.endswith("-") and ln.text[:1].isalpha():
             text += ln.text
         else:
