@@ -1390,6 +1390,13 @@ LAYOUT_CASES = {
         ),
         ("5.3", "Cover", "A model in cover adds one to its save."),
     ],
+    # a chapter title set across both columns in mid-page divides them
+    "span_heading": [
+        ("3.1", "Moving", "A unit moves up to its Move value in inches."),
+        ("3.2", "Charging", "Declare a charge against an enemy within twelve inches"),
+        ("4.1", "Targets", "Pick a visible enemy unit within range of the weapon."),
+        ("4.2", "Attacks", "Roll one die per attack"),
+    ],
     # a cross-reference wrapped to the start of a line is the sentence's, no section
     "crossref_wrap": [
         (
@@ -1463,6 +1470,8 @@ def test_printed_layouts_read_as_their_rules(name: str) -> None:
     units = parse_file(f"{name}.pdf", (LAYOUTS / f"{name}.pdf").read_bytes(), game="x").units
     got = [(u.rule_id, u.title) for u in units]
     assert got == [(rule_id, title) for rule_id, title, _ in LAYOUT_CASES[name]]
+    if name == "span_heading":
+        assert [u.parent for u in units] == ["Movement", "Movement", "Shooting", "Shooting"]
     for u, (_, _, text) in zip(units, LAYOUT_CASES[name], strict=True):
         assert u.text.startswith(text) or u.text == text, (u.rule_id, u.text)
 

@@ -546,8 +546,9 @@ def _reading_order(page: _Page) -> None:
 
     A line across both columns (a title, a full-width table's row) divides
     the page: the columns above it are read, then it, then the columns
-    below. Rows of a table (three or more cells) do not count against the
-    page being set in columns.
+    below; so does a short heading set across both (the right column empty
+    beside it, with text above and below). Rows of a table (three or more
+    cells) do not count against the page being set in columns.
     """
     lines = page.lines
     if len(lines) < 8:
@@ -562,6 +563,22 @@ def _reading_order(page: _Page) -> None:
         return
     if len(spanning) - table_rows > 0.2 * text_lines:
         return
+    # A heading set across both columns but short ("Shooting", CSS
+    # column-span) sits in the left half: it divides the page too when the
+    # right column is empty beside it and goes on below it, and it is set
+    # larger than the text, at the left margin.
+    size = statistics.median(ln.size for ln in lines)
+    margin = min(ln.x0 for ln in left)
+    for ln in list(left):
+        if (
+            ln.size >= 1.2 * size
+            and ln.x0 <= margin + 3
+            and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
+            and any(r.top > ln.bottom for r in right)
+            and any(r.bottom < ln.top for r in right)
+        ):
+            left.remove(ln)
+            spanning.append(ln)
     for ln in right:
         ln.column = 1
     ordered: list[_Line] = []
