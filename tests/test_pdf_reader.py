@@ -1390,6 +1390,12 @@ LAYOUT_CASES = {
         ),
         ("5.3", "Cover", "A model in cover adds one to its save."),
     ],
+    # headings in small capitals (each word's capital in the text's size)
+    "small_caps": [
+        ("playing-the-game", "Playing the Game", "The game lasts five rounds."),
+        ("playing-the-game/actions", "Actions", "On your turn you may move"),
+        ("playing-the-game/passing", "Passing", "A player who passes"),
+    ],
     # a chapter title set across both columns in mid-page divides them
     "span_heading": [
         ("3.1", "Moving", "A unit moves up to its Move value in inches."),

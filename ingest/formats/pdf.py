@@ -42,7 +42,8 @@ PDFium gives every character with its font size, weight and box. From those:
    number ("3.2 Movement"), is a heading; so is a smaller bold style that the
    document uses only as lines alone before body text, again and again (a
    browser prints an h5 at 0.83 of the body), or just twice where the
-   document has no other heading but its title. Heading styles (size, weight,
+   document has no other heading but its title (a line in small capitals is
+   measured by its capitals). Heading styles (size, weight,
    capitals) are ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
    A heading too long for its column goes on in the same style on the next
@@ -447,7 +448,23 @@ def _leading_size(ink: list[_Char]) -> float:
     """The size a line is set in: that of its first run of three characters in
     one size, since a heading starts its line ("7 Spirits" before a smaller
     "[Edit]" link, "Charge" before a small "p. 12"); a drop cap is one
-    character. The median when no run is that long."""
+    character. The median when no run is that long. A line in small capitals
+    (each word's capital in the text's size, its other letters as smaller
+    capitals, 0.6-0.9 of it) is set in its capitals' size: its run of three
+    is the small letters' ("Actions" read as a 10 pt line beside 14.7 pt text,
+    and the heading was missed)."""
+    sizes = {round(c[1], 1) for c in ink if c[0].isalpha()}
+    if len(sizes) == 2:  # (cheap first: most lines are in one size)
+        initial = {
+            id(b)
+            for a, b in zip([None, *ink], ink, strict=False)
+            if b[0].isalpha() and (a is None or not a[0].isalpha())
+        }
+        big = {round(c[1], 1) for c in ink if id(c) in initial}
+        small = {round(c[1], 1) for c in ink if c[0].isalpha() and id(c) not in initial}
+        capitals = all(c[0].isupper() for c in ink if id(c) in initial)
+        if capitals and len(big) == 1 and len(small) == 1 and 0.6 <= min(small) / max(big) <= 0.9:
+            return max(big)
     run = 0
     for a, b in itertools.pairwise(ink):
         run = run + 1 if abs(a[1] - b[1]) < 0.25 else 0
