@@ -1500,3 +1500,13 @@ def test_a_rotated_page_reads_as_it_did_upright() -> None:
         (u.rule_id, u.title, u.text) for u in expected.units
     ]
     assert not turned.dropped
+
+
+def test_a_two_page_sheets_running_header_is_dropped() -> None:
+    """An errata sheet or a quick reference of two pages, with a running header
+    on both: it was kept, as a rule of its own and at the top of page 2's rule."""
+    data = (LAYOUTS / "two_pages.pdf").read_bytes()
+    result = parse_file("two_pages.pdf", data, game="x")
+    assert [u.rule_id for u in result.units] == [f"7.{n}" for n in range(1, 10)]
+    assert not any("Chapter 7" in u.text for u in result.units)
+    assert result.dropped["running headers and footers"] == 2

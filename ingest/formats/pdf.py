@@ -1096,7 +1096,9 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     5 AP Range 44 dots"), and a long table's rows at the foot and head of
     each page would otherwise repeat from page to page like a footer.
 
-    A browser's printed margins go too, even on one or two pages, where
+    In a book of two pages a line must be on both, in another size than the
+    text and no heading, to be taken for a running header or footer. A
+    browser's printed margins go too, even on one or two pages, where
     nothing repeats often enough: see ``_browser_margins``.
     """
     seen: Counter[str] = Counter()
@@ -1125,11 +1127,25 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             key = _furniture_key(ln.text)
             if ln.zone and _PAGE_NUMBER.match(ln.text):
                 outline.dropped["page numbers"] += 1
-            elif id(ln) in browser or (
-                ln.zone
-                and len(pages) >= 3
-                and in_body[key] < 2
-                and (seen[key] >= repeat or placed_like_furniture(ln, margins))
+            elif (
+                id(ln) in browser
+                or (
+                    ln.zone
+                    and len(pages) >= 3
+                    and in_body[key] < 2
+                    and (seen[key] >= repeat or placed_like_furniture(ln, margins))
+                )
+                or (
+                    # two pages (an errata sheet, a quick reference): on both,
+                    # in another size than the text, and no heading
+                    ln.zone
+                    and len(pages) == 2
+                    and in_body[key] < 2
+                    and seen[key] == 2
+                    and abs(ln.size - body) > 0.5
+                    and len(ln.text.split()) <= 12
+                    and not _is_heading(ln, body, margins)
+                )
             ):
                 outline.dropped["running headers and footers"] += 1
             else:
