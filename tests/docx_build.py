@@ -17,9 +17,19 @@ _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 
 
-def para(text: str, style: str | None = None, footnote: int | None = None) -> str:
+def para(
+    text: str,
+    style: str | None = None,
+    footnote: int | None = None,
+    *,
+    bold: bool = False,
+    size: float | None = None,
+) -> str:
+    """A paragraph of one run; ``bold`` and ``size`` (points) set by hand."""
     props = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
-    runs = f'<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r>'
+    look = ("<w:b/>" if bold else "") + (f'<w:sz w:val="{round(size * 2)}"/>' if size else "")
+    run_props = f"<w:rPr>{look}</w:rPr>" if look else ""
+    runs = f'<w:r>{run_props}<w:t xml:space="preserve">{escape(text)}</w:t></w:r>'
     if footnote is not None:
         runs += (
             '<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/></w:rPr>'

@@ -588,3 +588,39 @@ def test_markdown_in_raw_html_only_where_it_is_markdown() -> None:
         "C:\\path\\*.txt is the file.",
         "roll = *d6* + 3",
     ]
+
+
+def test_word_headings_made_by_hand_are_read_by_their_type() -> None:
+    """A document with no heading style, its headings set by hand in bold and
+    larger type, was one plain section; its type makes them headings, ranked by
+    size, its largest line, used once and first, its title. A bold sentence is
+    still text, and where heading styles are used a look-alike is text too."""
+    styles = STYLES.replace("<w:style", '<w:docDefaults><w:rPrDefault><w:rPr><w:sz w:val="22"/>'
+                            "</w:rPr></w:rPrDefault></w:docDefaults><w:style", 1)  # fmt: skip
+    body = "".join(
+        [
+            para("Frostgrave House Rules", bold=True, size=24),
+            para("Our club's rules for the winter campaign."),
+            para("Movement", bold=True, size=16),
+            para("A figure may move up to its Move stat in inches."),
+            para("Jumping", bold=True),
+            para("A figure may jump up to 4 inches."),
+            para("Important: never climb in the rain.", bold=True),
+            para("Combat", bold=True, size=16),
+            para("Both figures roll a d20 and add Fight."),
+        ]
+    )
+    result = parse_file("club.docx", docx(body, styles), game="x")
+    assert [(u.rule_id, u.title, u.parent) for u in result.units] == [
+        ("frostgrave-house-rules", "Frostgrave House Rules", ""),
+        ("movement", "Movement", ""),
+        ("movement/jumping", "Jumping", "Movement"),
+        ("combat", "Combat", ""),
+    ]
+    jumping = result.units[2].text
+    assert jumping == "A figure may jump up to 4 inches.\nImportant: never climb in the rain."
+    assert not result.warnings
+    # with heading styles in use, a hand-made look-alike is a line of text
+    styled = body.replace(para("Movement", bold=True, size=16), para("Movement", "Heading1"))
+    units = parse_file("club.docx", docx(styled, styles), game="x").units
+    assert [u.title for u in units] == ["club", "Movement"]

@@ -12,10 +12,15 @@ a footnote goes after the paragraph that refers to it.
 A heading is what the document says is one: a paragraph style with an
 outline level (Word's own notion, which its navigation pane and table of
 contents use) is read as a heading of that level, so a house style such as
-"Rule Title", based on "Heading 2" or given level 2, is one too. Paragraphs
-made to look like headings by hand (bold, a bigger font) are body text:
-with no heading at all, the file is ingested as plain sections, with a
-warning, as in every format. mammoth's own notes are not passed on: it
+"Rule Title", based on "Heading 2" or given level 2, is one too. A document
+that uses no such style at all, its headings made by hand, is read by its
+type instead, as the PDF reader reads a page: a short line, not ending as a
+sentence does, set all in bold or larger than the text (the size most of
+its characters have), is a heading, its level ranked by size and weight;
+the largest, used once and first, is the document's title. Where heading
+styles are used, hand-made look-alikes are text (a bold warning line is not
+a section), and a document with neither is plain sections, with a warning,
+as in every format. mammoth's own notes are not passed on: it
 notes every style it has no mapping for, body styles included, which tells
 a player nothing. Images are not read (their bytes never leave the file).
 The document's title is its Title property, when it has one.
@@ -29,6 +34,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections import Counter
 from typing import Any
 
 from ruleslawyer.errors import RulebookError
@@ -41,6 +47,9 @@ _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a .doc, or an encrypted Office fil
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _STYLE_ID = re.compile(r"^[A-Za-z][\w-]*$")  # what mammoth's "p.StyleId" matcher takes
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+_TYPED = "RulesLawyerHeading"  # the styles given to hand-made headings
+HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
+HEADING_WORDS = 12
 
 
 def sniff(head: bytes) -> bool:
@@ -96,13 +105,17 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
             styles = z.read("word/styles.xml") if "word/styles.xml" in parts else b""
             core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
         levels = heading_styles(styles) if styles else {}
+        typed, typed_title = _typeset_headings(data, set(levels), styles)
+        if typed is not None:
+            data = typed
+            levels.update({f"{_TYPED}{n}": n for n in range(1, 7)})
         style_map = "\n".join(f"p.{sid} => h{level}:fresh" for sid, level in levels.items())
         result = mammoth.convert_to_html(
             io.BytesIO(data),
             style_map=style_map,
             convert_image=mammoth.images.img_element(lambda image: {}),
         )
-        title = _core_title(core) if core else ""
+        title = (_core_title(core) if core else "") or typed_title
     except RulebookError:
         raise
     except Exception as e:  # zip, XML or mammoth errors: a damaged or foreign file
@@ -111,6 +124,99 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
             f"{name}: not a readable Word document ({reason}); is the file complete?"
         ) from None
     return result.value, title
+
+
+def _typeset_headings(data: bytes, styled: set[str], styles: bytes) -> tuple[bytes | None, str]:
+    """The document with its hand-made headings given heading styles (``_TYPED``
+    1-6), and its title line's text; (None, "") when it uses heading styles
+    already, or has fewer than two hand-made headings."""
+    from lxml import etree
+
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        root = _xml(z.read("word/document.xml"))
+        entries = [(info, z.read(info.filename)) for info in z.infolist()]
+    body = root.find(f"{_W}body")
+    if body is None:
+        return None, ""
+    paragraphs = body.findall(f"{_W}p")  # not those in tables or text boxes
+    if any(p.find(f"{_W}pPr/{_W}pStyle[@{_W}val]") is not None
+           and p.find(f"{_W}pPr/{_W}pStyle").get(f"{_W}val") in styled for p in root.iter(f"{_W}p")):  # fmt: skip
+        return None, ""
+    default = _default_size(styles)
+    chars: Counter[float] = Counter()
+    looks: list[tuple[Any, str, float, bool]] = []  # (paragraph, text, size, all bold)
+    for p in paragraphs:
+        runs = [(r, "".join(t.text or "" for t in r.iter(f"{_W}t"))) for r in p.iter(f"{_W}r")]
+        runs = [(r, t) for r, t in runs if t.strip()]
+        if not runs:
+            continue
+        sizes = [_run_size(r, default) for r, _ in runs]
+        for (_, t), size in zip(runs, sizes, strict=True):
+            chars[size] += len(t)
+        text = " ".join("".join(t for _, t in runs).split())
+        looks.append((p, text, max(sizes), all(_run_bold(r) for r, _ in runs)))
+    if not chars:
+        return None, ""
+    body_size = chars.most_common(1)[0][0]
+    heads = [
+        (p, text, size, bold)
+        for n, (p, text, size, bold) in enumerate(looks)
+        if n + 1 < len(looks)  # a heading has text after it
+        and 1 <= len(text.split()) <= HEADING_WORDS
+        and any(c.isalpha() for c in text)
+        and not text.endswith((".", ",", ";", ":"))
+        and p.find(f"{_W}pPr/{_W}numPr") is None  # a list item
+        and (size >= body_size * HEADING_SIZE_RATIO or (bold and size >= body_size))
+    ]
+    title = ""
+    if heads and looks and heads[0][0] is looks[0][0]:
+        top = max(size for _, _, size, _ in heads)
+        if heads[0][2] == top and sum(1 for h in heads if h[2] == top) == 1:
+            title = heads.pop(0)[1]  # the title line stays text before the first heading
+    if len(heads) < 2:
+        return None, ""
+    ranks = sorted({(size, bold) for _, _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
+    level = {style: min(n + 1, 6) for n, style in enumerate(ranks)}
+    for p, _, size, bold in heads:
+        props = p.find(f"{_W}pPr")
+        if props is None:
+            props = etree.SubElement(p, f"{_W}pPr")
+            p.insert(0, props)
+        for old in props.findall(f"{_W}pStyle"):
+            props.remove(old)
+        style = etree.Element(f"{_W}pStyle")
+        style.set(f"{_W}val", f"{_TYPED}{level[(size, bold)]}")
+        props.insert(0, style)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, content in entries:
+            if info.filename == "word/document.xml":
+                content = etree.tostring(
+                    root, xml_declaration=True, encoding="UTF-8", standalone=True
+                )
+            z.writestr(info, content)
+    return out.getvalue(), title
+
+
+def _default_size(styles: bytes) -> float:
+    """The document's default text size in points (Word's own is 10)."""
+    if styles:
+        found = _xml(styles).find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr/{_W}sz")
+        value = found.get(f"{_W}val") if found is not None else None
+        if value and value.isdigit():
+            return int(value) / 2
+    return 10.0
+
+
+def _run_size(run: Any, default: float) -> float:
+    found = run.find(f"{_W}rPr/{_W}sz")
+    value = found.get(f"{_W}val") if found is not None else None
+    return int(value) / 2 if value and value.isdigit() else default
+
+
+def _run_bold(run: Any) -> bool:
+    found = run.find(f"{_W}rPr/{_W}b")
+    return found is not None and found.get(f"{_W}val") not in ("0", "false", "off")
 
 
 def _xml(data: bytes) -> Any:
