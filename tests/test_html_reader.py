@@ -707,3 +707,18 @@ def test_links_that_are_no_footnotes_move_nothing(page: str, rule: str, text: st
     each other, or a note no block can take, stay where they are."""
     units = parse_file("r.html", f"<html><body>{page}</body></html>".encode(), game="x").units
     assert text in {u.rule_id: u.text for u in units}[rule]
+
+
+def test_a_footnote_at_the_end_of_a_box_moves_alone() -> None:
+    """A note that ends a page's box is moved by itself: the box's other text (a
+    paragraph running on from the page before, a designer's note) is not the
+    note's and stays in its rule."""
+    page = (
+        '<html><body><div class="page"><h2>1 Move</h2><p>Move 6 inches.<sup><a href="#fn1" '
+        'id="r1">1</a></sup></p><h2>2 Shoot</h2><p>Shooting starts here and</p></div>'
+        '<div class="page"><p>continues on the next page: range is 24 inches.</p>'
+        '<p id="fn1">1. Measure from the base. <a href="#r1">\u21a9</a></p></div></body></html>'
+    )
+    units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
+    assert units["move"] == "Move 6 inches.[1]\n[1] 1. Measure from the base."
+    assert "continues on the next page" in units["shoot"]

@@ -1396,6 +1396,24 @@ LAYOUT_CASES = {
         ("playing-the-game/actions", "Actions", "On your turn you may move"),
         ("playing-the-game/passing", "Passing", "A player who passes"),
     ],
+    # numbered headings in the text's size, after a line that runs to the margin
+    # without a full stop: headings still (only a line going on as a sentence is not)
+    "numbered_body_headings": [
+        ("3.1", "Moving", "A unit moves up to its Move value in inches"),
+        ("3.2", "Charging", "Declare a charge against an enemy unit"),
+        ("3.3", "Fleeing", "A unit that flees moves directly away"),
+        ("3.4", "Rallying", "A fleeing unit rallies on a roll of 4+"),
+        ("3.5", "Morale", "Morale is tested at the end of each turn."),
+    ],
+    # an empty section's heading right over the next one is not one wrapped heading
+    "empty_headings": [
+        ("basic-rules", "Basic Rules", "These are the basic rules"),
+        ("basic-rules/running", "Running", "A unit that runs moves double"),
+        ("basic-rules/climbing", "Climbing", "Climbing costs double movement."),
+        ("basic-rules/weather", "Weather", "Roll for weather"),
+        ("basic-rules/weather/snow", "Snow", "Both halve visibility."),
+        ("campaigns", "Campaigns", "Campaigns link games together."),
+    ],
     # a chapter title set across both columns in mid-page divides them
     "span_heading": [
         ("3.1", "Moving", "A unit moves up to its Move value in inches."),
@@ -1482,24 +1500,50 @@ def test_printed_layouts_read_as_their_rules(name: str) -> None:
         assert u.text.startswith(text) or u.text == text, (u.rule_id, u.text)
 
 
-def test_a_rotated_page_reads_as_it_did_upright() -> None:
+@pytest.mark.parametrize("degrees", [90, 180, 270])
+def test_a_rotated_page_reads_as_it_did_upright(degrees: int) -> None:
     """A page turned with /Rotate (a landscape sheet, a page turned in a viewer):
-    its characters' boxes are in the page's own space, its size as shown; the
-    two were mixed, and a third of a book's text went as headers and footers."""
+    its size came turned and its characters' boxes in the page's own space, and
+    at 180 degrees in reverse: a third of a book's text went as headers and
+    footers, or its sections were read backwards."""
     from pypdf import PdfReader, PdfWriter
 
-    upright = (LAYOUTS / "dropcap.pdf").read_bytes()
-    writer = PdfWriter()
-    for page in PdfReader(io.BytesIO(upright)).pages:
-        writer.add_page(page.rotate(90))
-    out = io.BytesIO()
-    writer.write(out)
-    turned = parse_file("turned.pdf", out.getvalue(), game="x")
-    expected = parse_file("turned.pdf", upright, game="x")
-    assert [(u.rule_id, u.title, u.text) for u in turned.units] == [
-        (u.rule_id, u.title, u.text) for u in expected.units
+    for name in ("dropcap", "span_heading", "two_pages"):
+        upright = (LAYOUTS / f"{name}.pdf").read_bytes()
+        writer = PdfWriter()
+        for page in PdfReader(io.BytesIO(upright)).pages:
+            writer.add_page(page.rotate(degrees))
+        out = io.BytesIO()
+        writer.write(out)
+        turned = parse_file("turned.pdf", out.getvalue(), game="x")
+        expected = parse_file("turned.pdf", upright, game="x")
+        assert [(u.rule_id, u.title, u.text) for u in turned.units] == [
+            (u.rule_id, u.title, u.text) for u in expected.units
+        ], name
+        assert turned.dropped == expected.dropped, name
+
+
+def test_letters_spaced_as_words_keep_their_spaces() -> None:
+    """Only a line tracked wide (every letter apart, words apart further) is
+    re-spaced; a stat line, a list of options, letters one space apart keep
+    theirs ("Profile: M WS BS S T W I A Ld" read "Profile: MWS BSSTWIALd")."""
+    units = parse_file("s.pdf", (LAYOUTS / "letters_spaced.pdf").read_bytes(), game="x").units
+    text = "\n".join(u.text for u in units)
+    for line in ("Profile: M WS BS S T W I A Ld", "Options A B C D", "a b c d e f g h"):
+        assert line in text.split("\n"), line
+
+
+def test_a_big_letter_key_is_not_glued_to_a_capital_word() -> None:
+    """A setup key's big "B" beside "Shuffle the event deck" is a word of its
+    own ("BShuffle"); a drop cap goes onto a lower-case rest of its word."""
+    units = parse_file("k.pdf", (LAYOUTS / "letter_keys.pdf").read_bytes(), game="x").units
+    setup = next(u for u in units if u.rule_id == "4.1").text.split("\n")
+    assert setup[1:] == [
+        "A Place the board in the middle of the table.",
+        "B Shuffle the event deck and place it beside the board.",
+        "C Each player takes a player board and the matching units.",
+        "D Deal five cards to each player.",
     ]
-    assert not turned.dropped
 
 
 def test_a_two_page_sheets_running_header_is_dropped() -> None:

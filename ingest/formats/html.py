@@ -349,10 +349,12 @@ def _place_footnotes(soup: Any) -> int:
             continue
         if not any(target_id in names for _, target_id in back_links(body)):
             continue
-        # a note of several paragraphs: the box that holds it and nothing else
+        # a note of several paragraphs: the box it opens, holding nothing
+        # else (not a page's box with the note at its end)
         while (
             body.parent is not None
             and body.parent.name in ("div", "li", "aside")
+            and _first_text_child(body.parent) is body
             and not is_section(body.parent)
             and not other_notes(body.parent, names)
             and body.parent not in ref.parents
@@ -383,6 +385,15 @@ def _place_footnotes(soup: Any) -> int:
             placed[id(at)] = note
         moved += 1
     return moved
+
+
+def _first_text_child(el: Any) -> Any:
+    """The first child of ``el`` that holds words."""
+    for child in el.children:
+        text = child if isinstance(child, str) else child.get_text()
+        if text.strip():
+            return child
+    return None
 
 
 def _run_in_heading(el: Any) -> Any | None:

@@ -108,6 +108,7 @@ _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _WORDS = re.compile(r"[^\W\d_]+")
+_SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
@@ -177,11 +178,12 @@ def _open(data: bytes, name: str) -> Any:
 def _page_lines(page: Any, number: int) -> _Page:
     import pypdfium2.raw as raw
 
+    if page.get_rotation():
+        # Read as set, not as shown: a page turned by /Rotate (a landscape
+        # sheet, a page turned in a viewer) gives its size turned but its
+        # characters in its own space, and at 180 degrees in reverse order.
+        page.set_rotation(0)
     width, height = page.get_size()
-    if page.get_rotation() in (90, 270):
-        # the size is the page as shown, turned; the characters' boxes are
-        # in the page's own space, before the turn
-        width, height = height, width
     result = _Page(number, float(width), float(height))
     tp = page.get_textpage()
     n = tp.count_chars()
@@ -375,17 +377,25 @@ def _untracked(seg: list[_Char]) -> list[_Char]:
     space's width. Any other line is returned as it is."""
     visible = [c for c in seg if c[0] != " "]
     words = "".join(c[0] for c in seg).split()
-    # letters, not digits: a dice row "1 2 3 4 5 6" is spaced, not tracked
-    singles = sum(1 for w in words if len(w) == 1 and w.isalpha())
-    if len(words) < 4 or singles < 0.6 * len(words):
+    # every "word" a letter (not a digit: a dice row "1 2 3 4 5 6" is spaced,
+    # not tracked; nor a stat line "M WS BS S T")
+    if len(words) < 4 or not all(len(w) == 1 and w.isalpha() for w in words):
         return seg
     gaps = [b[3] - a[4] for a, b in itertools.pairwise(visible)]
     letter = statistics.median(gaps)
     if letter > 0.6 * statistics.median(c[1] for c in visible):
         return seg  # letters an em or so apart: a table's one-letter cells
+    breaks = [
+        gap > letter + 0.2 * max(c[1], p[1], 1.0)
+        for (p, c), gap in zip(itertools.pairwise(visible), gaps, strict=True)
+    ]
+    if not any(breaks):
+        # no gap wider than the rest: letters spaced one space apart ("a b c
+        # d", a list of options), or one tracked word; either is left as set
+        return seg
     out: list[_Char] = [visible[0]]
-    for (prev, c), gap in zip(itertools.pairwise(visible), gaps, strict=True):
-        if gap > letter + 0.2 * max(c[1], prev[1], 1.0):
+    for (prev, c), wide in zip(itertools.pairwise(visible), breaks, strict=True):
+        if wide:
             out.append((" ", 0.0, 0, prev[4], c[3], *c[5:]))
         out.append(c)
     return out
@@ -422,9 +432,14 @@ def _drop_caps(page: _Page) -> None:
                 w.lower() for ln in page.lines if ln is not cap for w in _WORDS.findall(ln.text)
             }
             apart = (
-                cap.text.strip().upper() in ("A", "I", "O")
-                and word.lower() in vocab
-                and (cap.text.strip() + word).lower() not in vocab
+                # a capital word after it is a word of its own: a setup key's
+                # "B" beside "Shuffle the deck", an icon beside its power
+                (word[:1].isupper() and not word.isupper())
+                or (
+                    cap.text.strip().upper() in ("A", "I", "O")
+                    and word.lower() in vocab
+                    and (cap.text.strip() + word).lower() not in vocab
+                )
             )
             first.text = cap.text.strip() + (" " if apart else "") + first.text
             page.lines.remove(cap)
@@ -1365,7 +1380,7 @@ def outline_of(data: bytes, name: str) -> Outline:
                 continue
             if is_head and _style(ln) in levels:
                 number, rest = split_number(ln.text)
-                if head is not None and not number and _wraps(head, ln):
+                if head is not None and not number and _wraps(head, ln, margins, right):
                     # the second line of a heading too long for its column
                     last = blocks[-1]
                     blocks[-1] = Block(f"{last.text} {tidy_title(ln.text)}", last.level, last.page)
@@ -1432,11 +1447,16 @@ def outline_of(data: bytes, name: str) -> Outline:
     return outline
 
 
-def _wraps(head: _Line, ln: _Line) -> bool:
+def _wraps(head: _Line, ln: _Line, margins: dict[int, float], right: dict[int, float]) -> bool:
     """Is ``ln`` the next line of heading ``head``: the same style, right
-    under it in the same column, no farther than a line's spacing?"""
+    under it in the same column, no farther than a line's spacing, after a
+    first line that nearly fills the column (it wrapped because it was full;
+    "Movement" over "Running" is an empty section and the next one)?"""
+    edge = right.get(head.column, head.x1)
+    width = max(edge - margins.get(head.column, 0.0), 1.0)
     return (
-        ln.page == head.page
+        head.x1 >= edge - 0.25 * width
+        and ln.page == head.page
         and ln.column == head.column
         and _style(ln) == _style(head)
         and 0 <= ln.top - head.bottom <= 0.6 * max(head.size, 1.0)
@@ -1447,13 +1467,15 @@ def _wraps(head: _Line, ln: _Line) -> bool:
 def _runs_into(
     prev: _Line, ln: _Line, body: float, margins: dict[int, float], right: dict[int, float]
 ) -> bool:
-    """Does a line that is a heading only by its dotted number ("3.2 Charging.
-    It may not shoot") go on the sentence of the line before it, which runs
-    to the margin without ending ("..., see rule")? A cross-reference wrapped
-    to the start of a line, not a section."""
+    """Does a line that is a heading only by its dotted number, and goes on as
+    a sentence ("3.2 Charging. It may not shoot"), carry on the sentence of
+    the line before it, which runs to the margin without ending ("..., see
+    rule")? A cross-reference wrapped to the start of a line, not a section.
+    A bare "3.2 Charging" is a heading wherever it stands."""
     by_number_only = ln.size < body * HEADING_SIZE_RATIO and not (ln.bold and not prev.bold)
     return (
         by_number_only
+        and bool(_SENTENCE_ON.search(ln.text))
         and not prev.row
         and prev.page == ln.page
         and prev.column == ln.column
