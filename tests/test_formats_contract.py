@@ -624,3 +624,40 @@ def test_word_headings_made_by_hand_are_read_by_their_type() -> None:
     styled = body.replace(para("Movement", bold=True, size=16), para("Movement", "Heading1"))
     units = parse_file("club.docx", docx(styled, styles), game="x").units
     assert [u.title for u in units] == ["club", "Movement"]
+
+
+def test_word_heading_styles_are_found_by_name_when_their_id_is_no_name() -> None:
+    """LibreOffice and python-docx give a house style an ID with accents or a
+    space ("RègleSpéciale", "Rule Title"), which mammoth's ID matcher does not
+    take: such headings were text of the rule before."""
+    styles = STYLES + style("RègleSpéciale", "Règle Spéciale", based="Heading2")
+    styles += style("Rule Title", "Rule 'Title'", outline=1)
+    body = "".join(
+        [
+            para("Combat", "Heading1"),
+            para("Roll off."),
+            para("Melee", "RègleSpéciale"),
+            para("Both roll."),
+            para("Ranged", "Rule Title"),
+            para("Roll to hit."),
+        ]
+    )
+    units = parse_file("club.docx", docx(body, styles), game="x").units
+    assert [(u.rule_id, u.parent) for u in units] == [
+        ("combat", ""),
+        ("combat/melee", "Combat"),
+        ("combat/ranged", "Combat"),
+    ]
+
+
+def test_a_word_document_that_unpacks_too_far_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading costs what a .docx unpacks to, not its size: 240 KB unpacked to
+    100 MB and took a gigabyte. Past the limit, one line says so."""
+    from ruleslawyer.errors import RulebookError
+    from ruleslawyer.ingest.formats import docx as docx_format
+
+    monkeypatch.setattr(docx_format, "MAX_UNPACKED_MB", 1)
+    data = docx("".join(para("Roll a die. " * 100) for _ in range(1500)))
+    assert len(data) < 100_000
+    with pytest.raises(RulebookError, match=r"unpacks to \d+ MB.*at most 1 MB"):
+        parse_file("bomb.docx", data, game="x")

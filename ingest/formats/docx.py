@@ -45,9 +45,13 @@ from ruleslawyer.ingest.units import ParseResult
 _ZIP = b"PK\x03\x04"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a .doc, or an encrypted Office file
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_STYLE_ID = re.compile(r"^[A-Za-z][\w-]*$")  # what mammoth's "p.StyleId" matcher takes
+# what mammoth's "p.StyleId" matcher takes (ASCII letters, digits after the first, - and _)
+_STYLE_ID = re.compile(r"^[A-Za-z_-][A-Za-z0-9_-]*$")
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 _TYPED = "RulesLawyerHeading"  # the styles given to hand-made headings
+# What a .docx may unpack to. A 300-page rulebook's parts come to 10-20 MB;
+# reading takes about ten times what it unpacks to.
+MAX_UNPACKED_MB = 64
 HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
 HEADING_WORDS = 12
 
@@ -58,22 +62,36 @@ def sniff(head: bytes) -> bool:
 
 
 def heading_styles(styles_xml: bytes) -> dict[str, int]:
-    """Paragraph style ID -> heading level, for every style with an outline
-    level (its own or inherited through ``basedOn``) from 1 to 6."""
+    """mammoth's matcher for a paragraph style -> heading level, for every
+    style with an outline level (its own or inherited through ``basedOn``)
+    from 1 to 6."""
+    return {_matcher(sid, name): level for sid, (level, name) in _style_levels(styles_xml).items()}
+
+
+def _outlined(styles_xml: bytes) -> set[str]:
+    """The IDs of the paragraph styles that make headings."""
+    return set(_style_levels(styles_xml)) if styles_xml else set()
+
+
+def _style_levels(styles_xml: bytes) -> dict[str, tuple[int, str]]:
+    """Paragraph style ID -> (heading level 1-6, style name)."""
     root = _xml(styles_xml)
     own: dict[str, int | None] = {}
+    names: dict[str, str] = {}
     parent: dict[str, str] = {}
     for style in root.iter(f"{_W}style"):
         if style.get(f"{_W}type") != "paragraph":
             continue
         sid = style.get(f"{_W}styleId") or ""
+        name = style.find(f"{_W}name")
+        names[sid] = (name.get(f"{_W}val") or "") if name is not None else ""
         level = style.find(f"{_W}pPr/{_W}outlineLvl")
         value = level.get(f"{_W}val") if level is not None else None
         own[sid] = int(value) if value is not None and value.isdigit() else None
         based = style.find(f"{_W}basedOn")
         if based is not None and based.get(f"{_W}val"):
             parent[sid] = based.get(f"{_W}val") or ""
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, str]] = {}
     for sid in own:
         seen, cur, level_of = set(), sid, None
         while cur and cur not in seen:  # a basedOn loop ends the walk
@@ -83,9 +101,19 @@ def heading_styles(styles_xml: bytes) -> dict[str, int]:
                 break
             cur = parent.get(cur, "")
         # Word's levels are 0-8 for headings, 9 for body text
-        if level_of is not None and level_of < 6 and _STYLE_ID.match(sid):
-            out[sid] = level_of + 1
+        if level_of is not None and level_of < 6:
+            out[sid] = (level_of + 1, names.get(sid, ""))
     return out
+
+
+def _matcher(sid: str, name: str) -> str:
+    """mammoth's matcher for a paragraph style: by ID where its syntax takes
+    the ID ("p.RuleTitle"), else by name ("RègleSpéciale", an ID with a space
+    or a leading digit, as LibreOffice and python-docx write them)."""
+    if _STYLE_ID.match(sid) or not name:
+        return f"p.{sid}"
+    quoted = name.replace("\\", "\\\\").replace("'", "\\'")
+    return f"p[style-name='{quoted}']"
 
 
 def to_html(data: bytes, name: str) -> tuple[str, str]:
@@ -102,14 +130,22 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
             parts = set(z.namelist())
             if "word/document.xml" not in parts:
                 raise RulebookError(f"{name}: not a Word document (no word/document.xml)")
+            # What it unpacks to, not its size, is what reading costs (about
+            # ten times that in memory): a small file can unpack to gigabytes.
+            unpacked = sum(info.file_size for info in z.infolist())
+            if unpacked > MAX_UNPACKED_MB * 1024 * 1024:
+                raise RulebookError(
+                    f"{name}: unpacks to {unpacked // (1024 * 1024)} MB; a Word rulebook may "
+                    f"unpack to at most {MAX_UNPACKED_MB} MB (split it, or save it as PDF)"
+                )
             styles = z.read("word/styles.xml") if "word/styles.xml" in parts else b""
             core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
         levels = heading_styles(styles) if styles else {}
-        typed, typed_title = _typeset_headings(data, set(levels), styles)
+        typed, typed_title = _typeset_headings(data, _outlined(styles), styles)
         if typed is not None:
             data = typed
-            levels.update({f"{_TYPED}{n}": n for n in range(1, 7)})
-        style_map = "\n".join(f"p.{sid} => h{level}:fresh" for sid, level in levels.items())
+            levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
+        style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
             io.BytesIO(data),
             style_map=style_map,
