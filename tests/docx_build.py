@@ -69,7 +69,7 @@ STYLES = "".join(
 
 
 def docx(body: str, styles: str = STYLES, footnotes: dict[int, str] | None = None,
-         title: str = "") -> bytes:  # fmt: skip
+         title: str = "", numbering: str = "") -> bytes:  # fmt: skip
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(
@@ -105,6 +105,12 @@ def docx(body: str, styles: str = STYLES, footnotes: dict[int, str] | None = Non
             z.writestr(
                 "word/footnotes.xml",
                 f'<?xml version="1.0"?><w:footnotes {_NS}>{notes}</w:footnotes>',
+            )
+        if numbering:
+            doc_rels += f'<Relationship Id="rId4" Type="{_REL}/numbering" Target="numbering.xml"/>'
+            z.writestr(
+                "word/numbering.xml",
+                f'<?xml version="1.0"?><w:numbering {_NS}>{numbering}</w:numbering>',
             )
         z.writestr(
             "word/_rels/document.xml.rels",
@@ -176,3 +182,26 @@ def markdown_docx(text: str) -> bytes:
             elif words:
                 body.append(para(words, "Quote" if quote else "ListParagraph" if item else None))
     return docx("".join(body), title=title)
+
+
+def numbered_style(sid: str, name: str, outline: int, num_id: int, level: int) -> str:
+    """A heading style tied to level ``level`` of list ``num_id``, as Word ties
+    Heading 1-9 to a multilevel list."""
+    return (
+        f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/>'
+        f'<w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr>'
+        f'<w:outlineLvl w:val="{outline}"/></w:pPr></w:style>'
+    )
+
+
+def multilevel_list(num_id: int, levels: list[tuple[str, str]]) -> str:
+    """numbering.xml's parts for list ``num_id``: per level (format, level text)."""
+    lvls = "".join(
+        f'<w:lvl w:ilvl="{n}"><w:start w:val="1"/><w:numFmt w:val="{fmt}"/>'
+        f'<w:lvlText w:val="{text}"/></w:lvl>'
+        for n, (fmt, text) in enumerate(levels)
+    )
+    return (
+        f'<w:abstractNum w:abstractNumId="{num_id}">{lvls}</w:abstractNum>'
+        f'<w:num w:numId="{num_id}"><w:abstractNumId w:val="{num_id}"/></w:num>'
+    )

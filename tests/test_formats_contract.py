@@ -15,7 +15,16 @@ import re
 from collections.abc import Callable
 
 import pytest
-from docx_build import STYLES, docx, markdown_docx, para, style, table
+from docx_build import (
+    STYLES,
+    docx,
+    markdown_docx,
+    multilevel_list,
+    numbered_style,
+    para,
+    style,
+    table,
+)
 from test_pdf_reader import book_pdf
 
 from ruleslawyer.ingest.formats import ReadRequest, detect, formats
@@ -661,3 +670,43 @@ def test_a_word_document_that_unpacks_too_far_is_refused(monkeypatch: pytest.Mon
     assert len(data) < 100_000
     with pytest.raises(RulebookError, match=r"unpacks to \d+ MB.*at most 1 MB"):
         parse_file("bomb.docx", data, game="x")
+
+
+def test_word_headings_numbered_by_a_list_keep_their_numbers() -> None:
+    """Word and LibreOffice number a book's rules by tying the heading styles to
+    a multilevel list; mammoth drops the number, so "1.1 Components" was the
+    rule "setup/components", and a player's "rule 1.1" found nothing."""
+    styles = STYLES.replace('w:styleId="Heading1"', 'w:styleId="Old1"').replace(
+        'w:styleId="Heading2"', 'w:styleId="Old2"'
+    )
+    styles += numbered_style("Heading1", "heading 1", 0, 1, 0)
+    styles += numbered_style("Heading2", "heading 2", 1, 1, 1)
+    lists = multilevel_list(1, [("decimal", "%1"), ("decimal", "%1.%2")])
+    lists += multilevel_list(2, [("lowerLetter", "%1)")])
+    body = "".join(
+        [
+            para("Setup", "Heading1"),
+            para("Lay out the board."),
+            para("Components", "Heading2"),
+            para("One board, two decks."),
+            para("Board", "Heading2"),
+            para("Fold it open."),
+            para("The Turn", "Heading1"),
+            para("Players alternate."),
+            para("Initiative", "Heading2"),
+            para("Roll off.").replace(
+                "<w:r>",
+                '<w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="2"/></w:numPr></w:pPr><w:r>',
+                1,
+            ),
+        ]
+    )
+    units = parse_file("book.docx", docx(body, styles, numbering=lists), game="x").units
+    assert [(u.rule_id, u.title) for u in units] == [
+        ("setup", "Setup"),
+        ("1.1", "Components"),
+        ("1.2", "Board"),
+        ("the-turn", "The Turn"),
+        ("2.1", "Initiative"),
+    ]
+    assert units[-1].text == "1. Roll off."  # a numbered list stays a list

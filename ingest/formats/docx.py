@@ -25,8 +25,13 @@ notes every style it has no mapping for, body styles included, which tells
 a player nothing. Images are not read (their bytes never leave the file).
 The document's title is its Title property, when it has one.
 
+Headings numbered by a multilevel list (how Word and LibreOffice number a
+book's rules: "1.1 Components") get their number written into their text,
+counted as Word counts it, since mammoth drops it and players cite by it.
+
 A legacy ``.doc`` or a password-protected document (both OLE files, not
-zips) gets a one-line error saying so.
+zips) gets a one-line error saying so, and so does a file that unpacks to
+more than ``MAX_UNPACKED_MB``.
 """
 
 from __future__ import annotations
@@ -140,11 +145,17 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
                 )
             styles = z.read("word/styles.xml") if "word/styles.xml" in parts else b""
             core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
+            numbering = z.read("word/numbering.xml") if "word/numbering.xml" in parts else b""
+            root = _xml(z.read("word/document.xml"))
         levels = heading_styles(styles) if styles else {}
-        typed, typed_title = _typeset_headings(data, _outlined(styles), styles)
-        if typed is not None:
-            data = typed
+        outlined = _outlined(styles)
+        typed, typed_title = _typeset_headings(root, outlined, styles)
+        if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
+            outlined |= {f"{_TYPED}{n}" for n in range(1, 7)}
+        numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
+        if typed or numbered:
+            data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
             io.BytesIO(data),
@@ -162,22 +173,19 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
     return result.value, title
 
 
-def _typeset_headings(data: bytes, styled: set[str], styles: bytes) -> tuple[bytes | None, str]:
-    """The document with its hand-made headings given heading styles (``_TYPED``
-    1-6), and its title line's text; (None, "") when it uses heading styles
-    already, or has fewer than two hand-made headings."""
+def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool, str]:
+    """Give the document's hand-made headings heading styles (``_TYPED`` 1-6);
+    whether it did, and the title line's text. Not when the document uses
+    heading styles already, or has fewer than two hand-made headings."""
     from lxml import etree
 
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        root = _xml(z.read("word/document.xml"))
-        entries = [(info, z.read(info.filename)) for info in z.infolist()]
     body = root.find(f"{_W}body")
     if body is None:
-        return None, ""
+        return False, ""
     paragraphs = body.findall(f"{_W}p")  # not those in tables or text boxes
     if any(p.find(f"{_W}pPr/{_W}pStyle[@{_W}val]") is not None
            and p.find(f"{_W}pPr/{_W}pStyle").get(f"{_W}val") in styled for p in root.iter(f"{_W}p")):  # fmt: skip
-        return None, ""
+        return False, ""
     default = _default_size(styles)
     chars: Counter[float] = Counter()
     looks: list[tuple[Any, str, float, bool]] = []  # (paragraph, text, size, all bold)
@@ -192,7 +200,7 @@ def _typeset_headings(data: bytes, styled: set[str], styles: bytes) -> tuple[byt
         text = " ".join("".join(t for _, t in runs).split())
         looks.append((p, text, max(sizes), all(_run_bold(r) for r, _ in runs)))
     if not chars:
-        return None, ""
+        return False, ""
     body_size = chars.most_common(1)[0][0]
     heads = [
         (p, text, size, bold)
@@ -210,7 +218,7 @@ def _typeset_headings(data: bytes, styled: set[str], styles: bytes) -> tuple[byt
         if heads[0][2] == top and sum(1 for h in heads if h[2] == top) == 1:
             title = heads.pop(0)[1]  # the title line stays text before the first heading
     if len(heads) < 2:
-        return None, ""
+        return False, ""
     ranks = sorted({(size, bold) for _, _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
     level = {style: min(n + 1, 6) for n, style in enumerate(ranks)}
     for p, _, size, bold in heads:
@@ -223,15 +231,155 @@ def _typeset_headings(data: bytes, styled: set[str], styles: bytes) -> tuple[byt
         style = etree.Element(f"{_W}pStyle")
         style.set(f"{_W}val", f"{_TYPED}{level[(size, bold)]}")
         props.insert(0, style)
+    return True, title
+
+
+def _with_document(data: bytes, root: Any) -> bytes:
+    """The .docx ``data`` with ``root`` as its document.xml."""
+    from lxml import etree
+
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for info, content in entries:
+    with (
+        zipfile.ZipFile(io.BytesIO(data)) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z,
+    ):
+        for info in src.infolist():
+            content = src.read(info.filename)
             if info.filename == "word/document.xml":
                 content = etree.tostring(
                     root, xml_declaration=True, encoding="UTF-8", standalone=True
                 )
             z.writestr(info, content)
-    return out.getvalue(), title
+    return out.getvalue()
+
+
+def _number_headings(root: Any, headings: set[str], styles: bytes, numbering: bytes) -> bool:
+    """Write each auto-numbered heading's number into its text ("1.1 Components"),
+    as Word shows it; whether any was. Word and LibreOffice number a book's
+    rules by tying the heading styles to a multilevel list, and mammoth drops
+    the number, which is what players cite by.
+
+    The number is counted as Word counts it: per list, a level's counter goes
+    up at each paragraph on that level and the deeper ones start again; the
+    level's text ("%1.%2") is filled with the counters in the level's format
+    (decimal, letters, roman numerals). Only headings get their number written;
+    a numbered list stays a list.
+    """
+    from lxml import etree
+
+    formats = _list_levels(numbering)
+    by_style = _style_numbers(styles) if styles else {}
+    counters: dict[str, list[int]] = {}
+    wrote = False
+    for p in root.iter(f"{_W}p"):
+        style = p.find(f"{_W}pPr/{_W}pStyle")
+        sid = style.get(f"{_W}val", "") if style is not None else ""
+        own = p.find(f"{_W}pPr/{_W}numPr")
+        num_id, level = by_style.get(sid, ("", None))
+        if own is not None:
+            found_id = own.find(f"{_W}numId")
+            found_level = own.find(f"{_W}ilvl")
+            num_id = found_id.get(f"{_W}val", "") if found_id is not None else num_id
+            if found_level is not None and (found_level.get(f"{_W}val") or "").isdigit():
+                level = int(found_level.get(f"{_W}val") or 0)
+        levels = formats.get(num_id)
+        if not levels or num_id == "0":
+            continue
+        if level is None:  # the list's level tied to this style, else the first
+            level = next((n for n, lvl in levels.items() if lvl[3] == sid), 0)
+        if level not in levels:
+            continue
+        count = counters.setdefault(num_id, [0] * 9)
+        count[level] = count[level] + 1 if count[level] else levels[level][0]
+        for deeper in range(level + 1, 9):
+            count[deeper] = 0
+        if sid not in headings:
+            continue
+        label = _level_text(levels, level, count)
+        if not label:
+            continue
+        run = etree.Element(f"{_W}r")
+        text = etree.SubElement(run, f"{_W}t")
+        text.text = f"{label} "
+        text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+        props = p.find(f"{_W}pPr")
+        p.insert(1 if props is not None else 0, run)
+        wrote = True
+    return wrote
+
+
+def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int]) -> str:
+    """A level's text ("%1.%2") filled with the counters, each in its level's format."""
+
+    def fill(m: re.Match[str]) -> str:
+        k = int(m.group(1)) - 1
+        start, fmt, _, _ = levels.get(k, (1, "decimal", "", ""))
+        return _format_number(count[k] or start, fmt)
+
+    return re.sub(r"%([1-9])", fill, levels[level][2]).strip()
+
+
+def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, str]]]:
+    """numId -> level -> (start, format, level text, the style tied to it)."""
+    root = _xml(numbering)
+    abstract: dict[str, dict[int, tuple[int, str, str, str]]] = {}
+    for node in root.iter(f"{_W}abstractNum"):
+        levels = {}
+        for lvl in node.iter(f"{_W}lvl"):
+            ilvl = lvl.get(f"{_W}ilvl") or "0"
+            start, fmt, text, style = (
+                lvl.find(f"{_W}{k}") for k in ("start", "numFmt", "lvlText", "pStyle")
+            )
+            value = start.get(f"{_W}val") if start is not None else "1"
+            levels[int(ilvl) if ilvl.isdigit() else 0] = (
+                int(value) if value and value.isdigit() else 1,
+                (fmt.get(f"{_W}val") or "decimal") if fmt is not None else "decimal",
+                (text.get(f"{_W}val") or "") if text is not None else "",
+                (style.get(f"{_W}val") or "") if style is not None else "",
+            )
+        abstract[node.get(f"{_W}abstractNumId") or ""] = levels
+    out = {}
+    for num in root.iter(f"{_W}num"):
+        ref = num.find(f"{_W}abstractNumId")
+        if ref is not None and ref.get(f"{_W}val") in abstract:
+            out[num.get(f"{_W}numId") or ""] = abstract[ref.get(f"{_W}val") or ""]
+    return out
+
+
+def _style_numbers(styles: bytes) -> dict[str, tuple[str, int | None]]:
+    """Paragraph style ID -> (numId, level or None) of the list it is tied to."""
+    out: dict[str, tuple[str, int | None]] = {}
+    for style in _xml(styles).iter(f"{_W}style"):
+        num = style.find(f"{_W}pPr/{_W}numPr/{_W}numId")
+        if num is None:
+            continue
+        level = style.find(f"{_W}pPr/{_W}numPr/{_W}ilvl")
+        value = level.get(f"{_W}val") if level is not None else None
+        out[style.get(f"{_W}styleId") or ""] = (
+            num.get(f"{_W}val") or "",
+            int(value) if value and value.isdigit() else None,
+        )
+    return out
+
+
+def _format_number(n: int, fmt: str) -> str:
+    if fmt in ("lowerLetter", "upperLetter"):
+        letters = ""
+        while n > 0:
+            n, rest = divmod(n - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters.upper() if fmt == "upperLetter" else letters
+    if fmt in ("lowerRoman", "upperRoman"):
+        numeral = ""
+        for value, mark in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+            while n >= value:
+                numeral += mark
+                n -= value
+        return numeral.upper() if fmt == "upperRoman" else numeral
+    if fmt in ("none", "bullet"):
+        return ""
+    return str(n)
 
 
 def _default_size(styles: bytes) -> float:
