@@ -16,12 +16,14 @@ from typing import Any
 import click
 
 from ruleslawyer.errors import InputError, RulesLawyerError
+from ruleslawyer.ingest import formats
 from ruleslawyer.records import RuleUnit
 from ruleslawyer.settings import Settings
 
 # Any game in the index (its slug, name or an alias); `ruleslawyer games` lists them.
 GAME_HELP = "Only this game (default: detected from the question); see `ruleslawyer games`."
-FORMATS = ("auto", "text", "pdf", "markdown", "html")
+# Every reader in ingest/formats (a new format needs no change here).
+FORMATS = ("auto", *formats.names())
 
 
 class Context:

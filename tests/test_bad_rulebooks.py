@@ -266,3 +266,17 @@ def test_eval_lists_every_bad_dataset_line(cli_run: Run, data_dir: Path, tmp_pat
     assert any(re.search("is not a game slug .write it as .warhammer-40k.", p) for p in by_line[7])
     assert out == ""
     assert not out_dir.exists()
+
+
+def test_format_option_takes_every_reader(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
+    """--format offers the readers in ingest/formats, not a list of its own: a
+    Word file saved under another name is read with --format docx."""
+    path = tmp_path / "house-rules.bin"
+    path.write_bytes(markdown_docx((FIXTURES / "markdown" / "01-basics.md").read_text("utf-8")))
+    code, out, err = cli_run(
+        "ingest", str(path), "--game", "brass", "--format", "docx", data_dir=data_dir
+    )
+    assert code == 0, err
+    assert "[brass, docx: docx parser]" in out
+    _, units = rules_json(cli_run, data_dir)
+    assert any(u["rule_id"] == "basics/dice" and u["game"] == "brass" for u in units)
