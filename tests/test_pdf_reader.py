@@ -1414,6 +1414,39 @@ LAYOUT_CASES = {
         ("basic-rules/weather/snow", "Snow", "Both halve visibility."),
         ("campaigns", "Campaigns", "Campaigns link games together."),
     ],
+    # a cross-reference that ends its sentence at the start of a line, and one
+    # that starts a line mid-sentence ("rules / 5.4 Morale Checks and 5.5 Panic.")
+    "crossref_ends_sentence": [
+        ("3.1", "Moving", "A unit moves up to its Move value in inches."),
+        ("3.2", "Charging", "Declare a charge against an enemy unit"),
+        ("3.3", "Fleeing", "A unit that flees moves directly away"),
+        ("3.4", "Rallying", "Rallying is done at the end of the turn."),
+    ],
+    # a heading wrapped early by a long next word
+    "short_wrapped_headings": [
+        ("movement", "Movement", "Units move in the movement phase."),
+        (
+            "close-assault-against-fortifications",
+            "Close Assault Against Fortifications",
+            "Attacking a fortified position",
+        ),
+        (
+            "shooting-into-overwhelmingly-dense-woods",
+            "Shooting Into Overwhelmingly Dense Woods",
+            "A unit in woods is hard to see",
+        ),
+        (
+            "morale-tests-for-characters-and-monsters",
+            "Morale Tests for Characters and Monsters",
+            "Characters and monsters test morale",
+        ),
+        (
+            "special-rules-for-flying-monstrosities",
+            "Special Rules for Flying Monstrosities",
+            "Flyers ignore terrain",
+        ),
+        ("ending-the-game", "Ending the Game", "The game ends after six turns."),
+    ],
     # a chapter title set across both columns in mid-page divides them
     "span_heading": [
         ("3.1", "Moving", "A unit moves up to its Move value in inches."),
@@ -1569,3 +1602,13 @@ def test_a_floated_sidebar_goes_with_the_rule_it_stands_beside(name: str) -> Non
         "ignore one failed panic test."
     )
     assert "Heroic Stand" not in " ".join(t for k, t in by_id.items() if k != "6.2")
+
+
+def test_tracked_headings_with_digits_and_signs_read_as_words() -> None:
+    """A tracked heading may hold a digit or a sign ("P H A S E 1", "S E T U P & P L A Y",
+    "C H A P T E R 3 : M O V E M E N T"); one tracked word with no wider gap is a
+    word where the book uses it, letters spaced as letters elsewhere."""
+    units = parse_file("t.pdf", (LAYOUTS / "tracked_digits.pdf").read_bytes(), game="x").units
+    titles = [u.title for u in units]
+    assert titles[:3] == ["Movement", "Phase 1", "Setup & Play"]
+    assert "Roll dice" in units[-1].text and "DICE" in units[-1].text.split()

@@ -377,9 +377,10 @@ def _untracked(seg: list[_Char]) -> list[_Char]:
     space's width. Any other line is returned as it is."""
     visible = [c for c in seg if c[0] != " "]
     words = "".join(c[0] for c in seg).split()
-    # every "word" a letter (not a digit: a dice row "1 2 3 4 5 6" is spaced,
-    # not tracked; nor a stat line "M WS BS S T")
-    if len(words) < 4 or not all(len(w) == 1 and w.isalpha() for w in words):
+    # every "word" one character, most of them letters (a dice row "1 2 3 4 5
+    # 6" is spaced, not tracked; a stat line "M WS BS S T" has longer words)
+    letters = sum(1 for w in words if w.isalpha())
+    if len(words) < 4 or not all(len(w) == 1 for w in words) or letters < 0.6 * len(words):
         return seg
     gaps = [b[3] - a[4] for a, b in itertools.pairwise(visible)]
     letter = statistics.median(gaps)
@@ -391,7 +392,8 @@ def _untracked(seg: list[_Char]) -> list[_Char]:
     ]
     if not any(breaks):
         # no gap wider than the rest: letters spaced one space apart ("a b c
-        # d", a list of options), or one tracked word; either is left as set
+        # d", a list of options), or one tracked word ("C O M B A T"): left
+        # as set here, and joined by ``_tracked_words`` if the book uses the word
         return seg
     out: list[_Char] = [visible[0]]
     for (prev, c), wide in zip(itertools.pairwise(visible), breaks, strict=True):
@@ -399,6 +401,21 @@ def _untracked(seg: list[_Char]) -> list[_Char]:
             out.append((" ", 0.0, 0, prev[4], c[3], *c[5:]))
         out.append(c)
     return out
+
+
+def _tracked_words(pages: list[_Page]) -> None:
+    """A line of single letters with no wider gap between them is one tracked
+    word ("C O M B A T") when the book uses that word elsewhere ("combat"), and
+    letters spaced as letters ("a b c d") otherwise."""
+    lines = [ln for page in pages for ln in page.lines]
+    spaced = [ln for ln in lines if len(ln.text) >= 7 and all(len(w) == 1 for w in ln.text.split())]
+    if not spaced:
+        return
+    vocab = {w.lower() for ln in lines for w in _WORDS.findall(ln.text) if len(w) > 1}
+    for ln in spaced:
+        word = "".join(ln.text.split())
+        if word.isalpha() and word.lower() in vocab:
+            ln.text = word
 
 
 def _drop_caps(page: _Page) -> None:
@@ -1367,6 +1384,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     # The body size decides which cuts stand; the cuts hardly move it, and the
     # headings' measure (``_heading_styles``) is taken again after the tables.
     cut_body = _body_size(pages)
+    _tracked_words(pages)
     for page in pages:
         _rejoin_cuts(page, cut_body)
         _drop_caps(page)
@@ -1410,7 +1428,7 @@ def outline_of(data: bytes, name: str) -> Outline:
                 continue
             if is_head and _style(ln) in levels:
                 number, rest = split_number(ln.text)
-                if head is not None and not number and _wraps(head, ln, margins, right):
+                if head is not None and not number and _wraps(head, ln, page.lines):
                     # the second line of a heading too long for its column
                     last = blocks[-1]
                     blocks[-1] = Block(f"{last.text} {tidy_title(ln.text)}", last.level, last.page)
@@ -1477,15 +1495,23 @@ def outline_of(data: bytes, name: str) -> Outline:
     return outline
 
 
-def _wraps(head: _Line, ln: _Line, margins: dict[int, float], right: dict[int, float]) -> bool:
+def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
     """Is ``ln`` the next line of heading ``head``: the same style, right
     under it in the same column, no farther than a line's spacing, after a
     first line that nearly fills the column (it wrapped because it was full;
-    "Movement" over "Running" is an empty section and the next one)?"""
-    edge = right.get(head.column, head.x1)
-    width = max(edge - margins.get(head.column, 0.0), 1.0)
+    "Movement" over "Running" is an empty section and the next one), or
+    whose next word would not have fitted on it?"""
+    # the measure: the longest line that starts where the heading does (on a
+    # page whose columns were not told apart, the page's right edge is too
+    # far; on a page of short paragraphs, most lines stop short of it)
+    edge = max((o.x1 for o in lines if o.column == head.column and abs(o.x0 - head.x0) <= 3),
+               default=head.x1)  # fmt: skip
+    width = max(edge - head.x0, 1.0)
+    # the next line's first word would not have fitted after the first line
+    word = (ln.words[0][1] - ln.words[0][0]) if ln.words else width
+    full = head.x1 >= edge - 0.25 * width or head.x1 + 0.25 * head.size + word > edge + 2
     return (
-        head.x1 >= edge - 0.25 * width
+        full
         and ln.page == head.page
         and ln.column == head.column
         and _style(ln) == _style(head)
@@ -1498,14 +1524,15 @@ def _runs_into(
     prev: _Line, ln: _Line, body: float, margins: dict[int, float], right: dict[int, float]
 ) -> bool:
     """Does a line that is a heading only by its dotted number, and goes on as
-    a sentence ("3.2 Charging. It may not shoot"), carry on the sentence of
-    the line before it, which runs to the margin without ending ("..., see
-    rule")? A cross-reference wrapped to the start of a line, not a section.
-    A bare "3.2 Charging" is a heading wherever it stands."""
+    a sentence or ends as one ("3.2 Charging. It may not shoot", "5.4 Morale
+    Checks and 5.5 Panic."), carry on the sentence of the line before it,
+    which runs to the margin without ending ("..., see rule")? A
+    cross-reference wrapped to the start of a line, not a section. A bare
+    "3.2 Charging" is a heading wherever it stands."""
     by_number_only = ln.size < body * HEADING_SIZE_RATIO and not (ln.bold and not prev.bold)
     return (
         by_number_only
-        and bool(_SENTENCE_ON.search(ln.text))
+        and bool(_SENTENCE_ON.search(ln.text) or ln.text.endswith((".", ")", ";", ",", ":")))
         and not prev.row
         and prev.page == ln.page
         and prev.column == ln.column
