@@ -710,3 +710,121 @@ def test_word_headings_numbered_by_a_list_keep_their_numbers() -> None:
         ("2.1", "Initiative"),
     ]
     assert units[-1].text == "1. Roll off."  # a numbered list stays a list
+
+
+def _numbered_book(levels: list[tuple[str, str]], start: str = "1") -> tuple[str, str]:
+    styles = STYLES.replace('w:styleId="Heading1"', 'w:styleId="Old1"').replace(
+        'w:styleId="Heading2"', 'w:styleId="Old2"'
+    )
+    styles += numbered_style("Heading1", "heading 1", 0, 1, 0)
+    styles += numbered_style("Heading2", "heading 2", 1, 1, 1)
+    styles += style("RuleTitle", "Rule Title", based="Heading2")
+    lists = multilevel_list(1, levels).replace(
+        '<w:start w:val="1"/>', f'<w:start w:val="{start}"/>'
+    )
+    return styles, lists
+
+
+@pytest.mark.parametrize(
+    ("start", "levels", "expected"),
+    [
+        # a book numbered from chapter 0 counts up from it
+        ("0", [("decimal", "%1"), ("decimal", "%1.%2")], ["0.0", "0.1", "1.0"]),
+        # a hostile start is capped, not written out in full (it hung the reader);
+        # the number is too long to be a rule number, and stays in the title
+        ("10000000000", [("upperRoman", "%1"), ("decimal", "%1.%2")], []),
+        # a bullet level gives no number (its "number" is its glyph)
+        ("1", [("bullet", "\uf0b7"), ("bullet", "\uf0b7")], ["setup/components", "setup/board"]),
+    ],
+    ids=["from-zero", "hostile-start", "bullets"],
+)
+def test_word_list_numbers_as_word_counts_them(start: str, levels: list, expected: list) -> None:
+    styles, lists = _numbered_book(levels, start)
+    body = "".join(
+        [
+            para("Setup", "Heading1"),
+            para("Lay out."),
+            para("Components", "Heading2"),
+            para("One board."),
+            para("Board", "RuleTitle"),  # numbered through the style it is based on
+            para("Fold it."),
+            para("Turn", "Heading1"),
+            para("Alternate."),
+            para("Initiative", "Heading2"),
+            para("Roll off."),
+        ]
+    )
+    units = parse_file("b.docx", docx(body, styles, numbering=lists), game="x").units
+    ids = [u.rule_id for u in units if u.title in ("Components", "Board", "Initiative")]
+    assert ids[: len(expected)] == expected
+    if start != "1" and not expected:
+        assert all(len(u.title) < 80 for u in units), [u.title for u in units]
+
+
+def test_a_damaged_numbering_part_leaves_the_rules_unnumbered() -> None:
+    styles, lists = _numbered_book([("decimal", "%1"), ("decimal", "%1.%2")])
+    broken = lists.replace('w:ilvl="1"', 'w:ilvl="12"').replace(
+        'w:val="1"/><w:numFmt', 'w:val="²"/><w:numFmt'
+    )
+    body = (
+        para("Setup", "Heading1")
+        + para("Lay out.")
+        + para("Components", "Heading2")
+        + para("A board.")
+    )
+    units = parse_file("b.docx", docx(body, styles, numbering=broken), game="x").units
+    assert [u.title for u in units] == ["Setup", "Components"]
+
+
+def test_word_hand_made_headings_read_type_as_word_resolves_it() -> None:
+    """Sizes and bold set in a style count (a 14 pt Normal style, a bold 'My Head'
+    style, the 'Strong' character style); list items (bulleted by their style)
+    and a book set mostly in bold make no headings; and a book that uses Heading
+    styles, even ones with no outline level, keeps its bold lines as text."""
+    looks = (
+        '<w:docDefaults><w:rPrDefault><w:rPr><w:sz w:val="22"/></w:rPr></w:rPrDefault>'
+        "</w:docDefaults>"
+    )
+    styles = looks + "".join(
+        [
+            '<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/>'
+            '<w:rPr><w:sz w:val="28"/></w:rPr></w:style>',
+            '<w:style w:type="paragraph" w:styleId="MyHead"><w:name w:val="My Head"/>'
+            '<w:basedOn w:val="Normal"/><w:rPr><w:b/><w:sz w:val="36"/></w:rPr></w:style>',
+            '<w:style w:type="character" w:styleId="Strong"><w:name w:val="Strong"/>'
+            "<w:rPr><w:b/></w:rPr></w:style>",
+            '<w:style w:type="paragraph" w:styleId="ListBullet"><w:name w:val="List Bullet"/>'
+            '<w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>',
+        ]
+    )
+    strong = '<w:p><w:r><w:rPr><w:rStyle w:val="Strong"/></w:rPr><w:t>Climbing</w:t></w:r></w:p>'
+    body = "".join(
+        [
+            para("Movement", "MyHead"),
+            para("Each player draws five cards", size=14),  # the text's own size, set again
+            para("Terrain", "ListBullet", bold=True),
+            para("Models move up to their Move."),
+            strong,
+            para("Climbing costs double."),
+            para("Combat", "MyHead"),
+            para("Both roll."),
+        ]
+    )
+    units = parse_file("h.docx", docx(body, styles), game="x").units
+    assert [(u.rule_id, u.parent) for u in units] == [
+        ("movement", ""),
+        ("movement/climbing", "Movement"),
+        ("combat", ""),
+    ]
+    assert units[0].text.split("\n")[:2] == ["Each player draws five cards", "Terrain"]
+    # Heading 1 with no outline level still makes the book one that uses heading styles
+    plain = STYLES.replace('<w:pPr><w:outlineLvl w:val="0"/></w:pPr>', "")
+    body = para("Setup", "Heading1") + para("Lay out.") + para("Never shuffle", bold=True)
+    body += para("the discard pile.") + para("Combat", "Heading1") + para("Both roll.")
+    units = parse_file("s.docx", docx(body, plain), game="x").units
+    assert [u.title for u in units] == ["Setup", "Combat"]
+    # a book set mostly in bold: bold marks nothing
+    body = "".join(para(t, bold=True) for t in ("Setup", "Lay out the board.", "Draw five cards",
+                                                 "Each player takes a deck", "Play."))  # fmt: skip
+    units = parse_file("b.docx", docx(body), game="x").units
+    assert len(units) == 1

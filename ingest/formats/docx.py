@@ -57,6 +57,7 @@ _TYPED = "RulesLawyerHeading"  # the styles given to hand-made headings
 # What a .docx may unpack to. A 300-page rulebook's parts come to 10-20 MB;
 # reading takes about ten times what it unpacks to.
 MAX_UNPACKED_MB = 64
+MAX_LIST_START = 32767  # Word's largest start value for a list level
 HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
 HEADING_WORDS = 12
 
@@ -153,7 +154,10 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
             outlined |= {f"{_TYPED}{n}" for n in range(1, 7)}
-        numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
+        try:
+            numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
+        except Exception:  # odd numbering: no numbers, the rules still read
+            numbered = False
         if typed or numbered:
             data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
@@ -183,25 +187,32 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
     if body is None:
         return False, ""
     paragraphs = body.findall(f"{_W}p")  # not those in tables or text boxes
-    if any(p.find(f"{_W}pPr/{_W}pStyle[@{_W}val]") is not None
-           and p.find(f"{_W}pPr/{_W}pStyle").get(f"{_W}val") in styled for p in root.iter(f"{_W}p")):  # fmt: skip
+    # mammoth's own map makes Heading 1-6 headings even without an outline level
+    styled = styled | {f"Heading{n}" for n in range(1, 7)}
+    if any(_style_of(p) in styled for p in root.iter(f"{_W}p")):
         return False, ""
-    default = _default_size(styles)
+    resolve = _Looks(styles)
+    listed = set(_style_numbers(styles)) if styles else set()
     chars: Counter[float] = Counter()
+    bold_chars = 0
     looks: list[tuple[Any, str, float, bool]] = []  # (paragraph, text, size, all bold)
     for p in paragraphs:
         runs = [(r, "".join(t.text or "" for t in r.iter(f"{_W}t"))) for r in p.iter(f"{_W}r")]
         runs = [(r, t) for r, t in runs if t.strip()]
         if not runs:
             continue
-        sizes = [_run_size(r, default) for r, _ in runs]
-        for (_, t), size in zip(runs, sizes, strict=True):
+        sid = _style_of(p)
+        seen = [resolve.of(r, sid) for r, _ in runs]
+        for (_, t), (size, bold) in zip(runs, seen, strict=True):
             chars[size] += len(t)
+            bold_chars += len(t) if bold else 0
         text = " ".join("".join(t for _, t in runs).split())
-        looks.append((p, text, max(sizes), all(_run_bold(r) for r, _ in runs)))
+        looks.append((p, text, max(size for size, _ in seen), all(bold for _, bold in seen)))
     if not chars:
         return False, ""
     body_size = chars.most_common(1)[0][0]
+    # in a book set mostly in bold, bold marks nothing
+    bold_marks = bold_chars < 0.5 * sum(chars.values())
     heads = [
         (p, text, size, bold)
         for n, (p, text, size, bold) in enumerate(looks)
@@ -209,8 +220,10 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
         and 1 <= len(text.split()) <= HEADING_WORDS
         and any(c.isalpha() for c in text)
         and not text.endswith((".", ",", ";", ":"))
-        and p.find(f"{_W}pPr/{_W}numPr") is None  # a list item
-        and (size >= body_size * HEADING_SIZE_RATIO or (bold and size >= body_size))
+        # a list item, numbered or bulleted by itself or by its style
+        and p.find(f"{_W}pPr/{_W}numPr") is None
+        and _style_of(p) not in listed
+        and (size >= body_size * HEADING_SIZE_RATIO or (bold and bold_marks and size >= body_size))
     ]
     title = ""
     if heads and looks and heads[0][0] is looks[0][0]:
@@ -232,6 +245,11 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
         style.set(f"{_W}val", f"{_TYPED}{level[(size, bold)]}")
         props.insert(0, style)
     return True, title
+
+
+def _style_of(p: Any) -> str:
+    style = p.find(f"{_W}pPr/{_W}pStyle")
+    return (style.get(f"{_W}val") or "") if style is not None else ""
 
 
 def _with_document(data: bytes, root: Any) -> bytes:
@@ -267,9 +285,14 @@ def _number_headings(root: Any, headings: set[str], styles: bytes, numbering: by
     """
     from lxml import etree
 
-    formats = _list_levels(numbering)
-    by_style = _style_numbers(styles) if styles else {}
+    try:
+        formats = _list_levels(numbering)
+        by_style = _style_numbers(styles) if styles else {}
+    except Exception:  # a damaged numbering part: no numbers, the rules still read
+        return False
+    headings = headings | {f"Heading{n}" for n in range(1, 7)}
     counters: dict[str, list[int]] = {}
+    started: dict[str, list[bool]] = {}
     wrote = False
     for p in root.iter(f"{_W}p"):
         style = p.find(f"{_W}pPr/{_W}pStyle")
@@ -280,19 +303,22 @@ def _number_headings(root: Any, headings: set[str], styles: bytes, numbering: by
             found_id = own.find(f"{_W}numId")
             found_level = own.find(f"{_W}ilvl")
             num_id = found_id.get(f"{_W}val", "") if found_id is not None else num_id
-            if found_level is not None and (found_level.get(f"{_W}val") or "").isdigit():
-                level = int(found_level.get(f"{_W}val") or 0)
+            if (value := _number(found_level)) is not None:
+                level = value
         levels = formats.get(num_id)
         if not levels or num_id == "0":
             continue
         if level is None:  # the list's level tied to this style, else the first
             level = next((n for n, lvl in levels.items() if lvl[3] == sid), 0)
-        if level not in levels:
+        if level not in levels or not 0 <= level < 9:
             continue
         count = counters.setdefault(num_id, [0] * 9)
-        count[level] = count[level] + 1 if count[level] else levels[level][0]
+        began = started.setdefault(num_id, [False] * 9)
+        # "started" apart from the count: a list may start at 0 ("Chapter 0")
+        count[level] = count[level] + 1 if began[level] else levels[level][0]
+        began[level] = True
         for deeper in range(level + 1, 9):
-            count[deeper] = 0
+            count[deeper], began[deeper] = 0, False
         if sid not in headings:
             continue
         label = _level_text(levels, level, count)
@@ -314,8 +340,10 @@ def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count:
     def fill(m: re.Match[str]) -> str:
         k = int(m.group(1)) - 1
         start, fmt, _, _ = levels.get(k, (1, "decimal", "", ""))
-        return _format_number(count[k] or start, fmt)
+        return _format_number(count[k] if count[k] or k == level else start, fmt)
 
+    if levels[level][1] in ("bullet", "none"):
+        return ""  # a bullet's "number" is its glyph
     return re.sub(r"%([1-9])", fill, levels[level][2]).strip()
 
 
@@ -330,9 +358,10 @@ def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, s
             start, fmt, text, style = (
                 lvl.find(f"{_W}{k}") for k in ("start", "numFmt", "lvlText", "pStyle")
             )
-            value = start.get(f"{_W}val") if start is not None else "1"
-            levels[int(ilvl) if ilvl.isdigit() else 0] = (
-                int(value) if value and value.isdigit() else 1,
+            first = _number(start)
+            levels[int(ilvl) if ilvl.isascii() and ilvl.isdigit() else 0] = (
+                # Word's own limit: a hostile 10^10 would be written out in full
+                min(first, MAX_LIST_START) if first is not None else 1,
                 (fmt.get(f"{_W}val") or "decimal") if fmt is not None else "decimal",
                 (text.get(f"{_W}val") or "") if text is not None else "",
                 (style.get(f"{_W}val") or "") if style is not None else "",
@@ -347,18 +376,29 @@ def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, s
 
 
 def _style_numbers(styles: bytes) -> dict[str, tuple[str, int | None]]:
-    """Paragraph style ID -> (numId, level or None) of the list it is tied to."""
-    out: dict[str, tuple[str, int | None]] = {}
+    """Paragraph style ID -> (numId, level or None) of the list it is tied to,
+    its own or that of the style it is based on ("Rule Title" on Heading 2)."""
+    own: dict[str, tuple[str, int | None]] = {}
+    based: dict[str, str] = {}
     for style in _xml(styles).iter(f"{_W}style"):
+        sid = style.get(f"{_W}styleId") or ""
+        parent = style.find(f"{_W}basedOn")
+        if parent is not None:
+            based[sid] = parent.get(f"{_W}val") or ""
         num = style.find(f"{_W}pPr/{_W}numPr/{_W}numId")
-        if num is None:
-            continue
-        level = style.find(f"{_W}pPr/{_W}numPr/{_W}ilvl")
-        value = level.get(f"{_W}val") if level is not None else None
-        out[style.get(f"{_W}styleId") or ""] = (
-            num.get(f"{_W}val") or "",
-            int(value) if value and value.isdigit() else None,
-        )
+        if num is not None:
+            own[sid] = (
+                num.get(f"{_W}val") or "",
+                _number(style.find(f"{_W}pPr/{_W}numPr/{_W}ilvl")),
+            )
+    out = {}
+    for sid in {*own, *based}:
+        seen, cur = set(), sid
+        while cur and cur not in seen and cur not in own:
+            seen.add(cur)
+            cur = based.get(cur, "")
+        if cur in own:
+            out[sid] = own[cur]
     return out
 
 
@@ -382,25 +422,69 @@ def _format_number(n: int, fmt: str) -> str:
     return str(n)
 
 
-def _default_size(styles: bytes) -> float:
-    """The document's default text size in points (Word's own is 10)."""
-    if styles:
-        found = _xml(styles).find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr/{_W}sz")
-        value = found.get(f"{_W}val") if found is not None else None
-        if value and value.isdigit():
-            return int(value) / 2
-    return 10.0
+class _Looks:
+    """How big and how bold a run's text is, as Word resolves it: the run's own
+    setting, else its character style's ("Strong"), else its paragraph
+    style's, each style through the styles it is based on, else the default
+    paragraph style's ("Normal"), else the document's defaults (Word's own:
+    10 pt, not bold)."""
+
+    def __init__(self, styles: bytes) -> None:
+        self.size: dict[str, float] = {}
+        self.bold: dict[str, bool] = {}
+        self.based: dict[str, str] = {}
+        self.normal = ""
+        self.default_size = 10.0
+        if not styles:
+            return
+        root = _xml(styles)
+        found = root.find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr/{_W}sz")
+        if (value := _number(found)) is not None:
+            self.default_size = value / 2
+        for style in root.iter(f"{_W}style"):
+            sid = style.get(f"{_W}styleId") or ""
+            if style.get(f"{_W}type") == "paragraph" and style.get(f"{_W}default") in ("1", "true"):
+                self.normal = sid
+            based = style.find(f"{_W}basedOn")
+            if based is not None:
+                self.based[sid] = based.get(f"{_W}val") or ""
+            if (value := _number(style.find(f"{_W}rPr/{_W}sz"))) is not None:
+                self.size[sid] = value / 2
+            bold = style.find(f"{_W}rPr/{_W}b")
+            if bold is not None:
+                self.bold[sid] = bold.get(f"{_W}val") not in ("0", "false", "off")
+
+    def _chain(self, sid: str, table: dict[str, Any]) -> Any:
+        seen: set[str] = set()
+        while sid and sid not in seen:
+            seen.add(sid)
+            if sid in table:
+                return table[sid]
+            sid = self.based.get(sid, "")
+        return None
+
+    def of(self, run: Any, paragraph_style: str) -> tuple[float, bool]:
+        own_size = _number(run.find(f"{_W}rPr/{_W}sz"))
+        own_bold = run.find(f"{_W}rPr/{_W}b")
+        char = run.find(f"{_W}rPr/{_W}rStyle")
+        char_style = (char.get(f"{_W}val") or "") if char is not None else ""
+        size: float | None = own_size / 2 if own_size is not None else None
+        for sid in (char_style, paragraph_style or self.normal, self.normal):
+            if size is None:
+                size = self._chain(sid, self.size)
+        bold: bool | None = (
+            own_bold.get(f"{_W}val") not in ("0", "false", "off") if own_bold is not None else None
+        )
+        for sid in (char_style, paragraph_style or self.normal):
+            if bold is None:
+                bold = self._chain(sid, self.bold)
+        return (size if size is not None else self.default_size), bool(bold)
 
 
-def _run_size(run: Any, default: float) -> float:
-    found = run.find(f"{_W}rPr/{_W}sz")
-    value = found.get(f"{_W}val") if found is not None else None
-    return int(value) / 2 if value and value.isdigit() else default
-
-
-def _run_bold(run: Any) -> bool:
-    found = run.find(f"{_W}rPr/{_W}b")
-    return found is not None and found.get(f"{_W}val") not in ("0", "false", "off")
+def _number(node: Any) -> int | None:
+    """A node's w:val as a whole number (ASCII digits only), or None."""
+    value = node.get(f"{_W}val") if node is not None else None
+    return int(value) if value and value.isascii() and value.isdigit() else None
 
 
 def _xml(data: bytes) -> Any:
