@@ -1589,21 +1589,6 @@ def test_a_two_page_sheets_running_header_is_dropped() -> None:
     assert result.dropped["running headers and footers"] == 2
 
 
-@pytest.mark.parametrize("name", ["sidebar", "sidebar_page2"])
-def test_a_floated_sidebar_goes_with_the_rule_it_stands_beside(name: str) -> None:
-    """A browser (like InDesign with a frame made first) draws a floated box
-    before the page's text: it was read first, a rule of its own before 6.1 on
-    page 1, or the end of the page before's last rule on a later page."""
-    units = parse_file(f"{name}.pdf", (LAYOUTS / f"{name}.pdf").read_bytes(), game="x").units
-    by_id = {u.rule_id: u.text for u in units}
-    assert list(by_id)[-2:] == ["6.1", "6.2"]
-    assert by_id["6.2"].endswith(
-        "Optional Rule: Heroic Stand A general may spend a command point to let a unit "
-        "ignore one failed panic test."
-    )
-    assert "Heroic Stand" not in " ".join(t for k, t in by_id.items() if k != "6.2")
-
-
 def test_tracked_headings_with_digits_and_signs_read_as_words() -> None:
     """A tracked heading may hold a digit or a sign ("P H A S E 1", "S E T U P & P L A Y",
     "C H A P T E R 3 : M O V E M E N T"); one tracked word with no wider gap is a

@@ -591,8 +591,7 @@ def _box(
 
 
 def _reading_order(page: _Page) -> None:
-    """Two side-by-side columns are read left, then right; else PDFium's order,
-    each run of lines drawn one under another put where it starts.
+    """Two side-by-side columns are read left, then right; else PDFium's order.
 
     A line across both columns (a title, a full-width table's row) divides
     the page: the columns above it are read, then it, then the columns
@@ -602,7 +601,6 @@ def _reading_order(page: _Page) -> None:
     """
     lines = page.lines
     if len(lines) < 8:
-        _runs_by_top(page)
         return
     mid = page.width / 2
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
@@ -611,10 +609,8 @@ def _reading_order(page: _Page) -> None:
     table_rows = sum(1 for ln in spanning if ln.wide_gaps >= 2)
     text_lines = len(lines) - table_rows
     if len(left) < 0.25 * text_lines or len(right) < 0.25 * text_lines:
-        _runs_by_top(page)
         return
     if len(spanning) - table_rows > 0.2 * text_lines:
-        _runs_by_top(page)
         return
     # A heading set across both columns but short ("Shooting", CSS
     # column-span) sits in the left half: it divides the page too when the
@@ -644,32 +640,6 @@ def _reading_order(page: _Page) -> None:
             ordered.append(divider)
             above = divider.top
     page.lines = ordered
-
-
-def _runs_by_top(page: _Page) -> None:
-    """A page in one column, read in PDFium's order, run by run: a run is the
-    lines drawn one under another, and a line drawn well above the one before
-    it (more than three lines up) starts another. Runs are put in order of
-    where they start on the page, within a band of three lines. A box a layout
-    draws first (a floated sidebar, an InDesign frame made first) came before
-    the page's first heading, or at the foot of the page before; it now comes
-    where it starts, after the text above it. A page drawn top to bottom is
-    one run, and stays as it is; so do columns drawn side by side."""
-    runs: list[list[_Line]] = []
-    for ln in page.lines:
-        last = runs[-1][-1] if runs else None
-        # back up by more than a few lines: a table's cell of two lines,
-        # then the rest of its row, goes back up by one
-        if last is not None and ln.top >= last.top - 3 * max(last.bottom - last.top, ln.size):
-            runs[-1].append(ln)
-        else:
-            runs.append([ln])
-    if len(runs) > 1:
-        # runs starting within a few lines of each other (columns side by
-        # side, a table's cells) keep their drawing order: sorted by band
-        band = 3 * statistics.median(ln.bottom - ln.top for ln in page.lines) or 1.0
-        runs.sort(key=lambda run: math.floor(run[0].top / band))  # stable
-        page.lines = [ln for run in runs for ln in run]
 
 
 def _tables(page: _Page) -> None:
