@@ -828,3 +828,30 @@ def test_word_hand_made_headings_read_type_as_word_resolves_it() -> None:
                                                  "Each player takes a deck", "Play."))  # fmt: skip
     units = parse_file("b.docx", docx(body), game="x").units
     assert len(units) == 1
+
+
+def test_a_bold_quote_or_caption_style_makes_no_hand_made_heading() -> None:
+    """Bold a paragraph style sets is a quote's or a caption's ("Intense Quote"
+    is bold in Word's own template), not a heading's: it split its section."""
+    styles = STYLES + (
+        '<w:style w:type="paragraph" w:styleId="IntenseQuote"><w:name w:val="Intense Quote"/>'
+        "<w:rPr><w:b/></w:rPr></w:style>"
+    )
+    body = "".join(
+        [
+            para("Movement", bold=True, size=16),
+            para("Units move up to their Move."),
+            para("Remember that terrain always slows units down", "IntenseQuote"),
+            para("Woods halve movement."),
+            para("Combat", bold=True, size=16),
+            para("Both roll."),
+        ]
+    )
+    units = parse_file("q.docx", docx(body, styles), game="x").units
+    assert [u.title for u in units] == ["Movement", "Combat"]
+    assert "Remember that terrain" in units[0].text
+    # the same in a file python-docx made from Word's own template (a review helper's)
+    made = (FIXTURES.parent / "word" / "intense_quote.docx").read_bytes()
+    units = parse_file("made.docx", made, game="x").units
+    assert [u.title for u in units] == ["Skirmish Rules", "Setup", "Movement", "Combat"]
+    assert "Remember that terrain always slows units down" in units[2].text

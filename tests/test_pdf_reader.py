@@ -1597,3 +1597,20 @@ def test_tracked_headings_with_digits_and_signs_read_as_words() -> None:
     titles = [u.title for u in units]
     assert titles[:3] == ["Movement", "Phase 1", "Setup & Play"]
     assert "Roll dice" in units[-1].text and "DICE" in units[-1].text.split()
+
+
+def test_a_numbered_rule_after_a_quote_or_bracket_ending_a_sentence_stays_a_rule() -> None:
+    """'...is called the "attacker."' ends its sentence inside the quote: the
+    '2.3 Draw a card.' under it is a rule, not a cross-reference run on from it
+    (reportlab, justified Times, made by a review helper)."""
+    data = (LAYOUTS / "quote_then_number.pdf").read_bytes()
+    units = parse_file("q.pdf", data, game="x").units
+    assert [u.rule_id for u in units] == ["2.1", "2.3", "2.4"]
+
+
+def test_centred_headings_over_an_empty_section_stay_apart() -> None:
+    """A centred heading has only itself for a measure: it always looked full,
+    and "Movement" (a section with no text) was joined to "Running" under it."""
+    data = (LAYOUTS / "centred_headings.pdf").read_bytes()
+    units = parse_file("c.pdf", data, game="x").units
+    assert [u.title for u in units] == ["Morale", "Running", "Shooting"]

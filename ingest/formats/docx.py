@@ -475,9 +475,10 @@ class _Looks:
         bold: bool | None = (
             own_bold.get(f"{_W}val") not in ("0", "false", "off") if own_bold is not None else None
         )
-        for sid in (char_style, paragraph_style or self.normal):
-            if bold is None:
-                bold = self._chain(sid, self.bold)
+        # bold from the run or its character style only: a paragraph style's
+        # bold is a quote's or a caption's ("Intense Quote"), not a heading's
+        if bold is None:
+            bold = self._chain(char_style, self.bold)
         return (size if size is not None else self.default_size), bool(bold)
 
 

@@ -1474,8 +1474,12 @@ def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
     # the measure: the longest line that starts where the heading does (on a
     # page whose columns were not told apart, the page's right edge is too
     # far; on a page of short paragraphs, most lines stop short of it)
-    edge = max((o.x1 for o in lines if o.column == head.column and abs(o.x0 - head.x0) <= 3),
-               default=head.x1)  # fmt: skip
+    # (not the heading's own style: a centred or indented heading has only
+    # itself there, and always looked full)
+    edge = max((o.x1 for o in lines if o.column == head.column and abs(o.x0 - head.x0) <= 3
+                and _style(o) != _style(head)), default=0.0)  # fmt: skip
+    if not edge:
+        return False
     width = max(edge - head.x0, 1.0)
     # the next line's first word would not have fitted after the first line
     word = (ln.words[0][1] - ln.words[0][0]) if ln.words else width
@@ -1485,7 +1489,9 @@ def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
         and ln.page == head.page
         and ln.column == head.column
         and _style(ln) == _style(head)
-        and 0 <= ln.top - head.bottom <= 0.6 * max(head.size, 1.0)
+        # a line's own spacing, top to top (glyph boxes vary with descenders),
+        # not a heading's margin
+        and 0 < ln.top - head.top <= 1.45 * max(head.size, 1.0)
         and abs(ln.x0 - head.x0) <= 2 * max(head.size, 1.0)
     )
 
@@ -1507,7 +1513,9 @@ def _runs_into(
         and prev.page == ln.page
         and prev.column == ln.column
         and _style(prev) == _style(ln)
-        and not prev.text.endswith((".", ":", "!", "?"))
+        # a sentence ends at its stop, also inside a closing quote or bracket
+        and not prev.text.rstrip("\u201d\u2019\"')]").endswith((".", ":", "!", "?"))
+        and not prev.text.endswith(")")
         and not _short(prev, margins, right)
         and ln.top - prev.bottom <= 0.6 * max(prev.size, 1.0)
     )
