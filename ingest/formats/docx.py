@@ -58,6 +58,8 @@ _TYPED = "RulesLawyerHeading"  # the styles given to hand-made headings
 # reading takes about ten times what it unpacks to.
 MAX_UNPACKED_MB = 64
 MAX_LIST_START = 32767  # Word's largest start value for a list level
+# mammoth's own map makes Heading 1-6 headings even without an outline level
+_WORD_HEADINGS = frozenset(f"Heading{n}" for n in range(1, 7))
 HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
 HEADING_WORDS = 12
 
@@ -65,51 +67,6 @@ HEADING_WORDS = 12
 def sniff(head: bytes) -> bool:
     """A zip whose first entries name Word's parts."""
     return head.startswith(_ZIP) and b"word/" in head
-
-
-def heading_styles(styles_xml: bytes) -> dict[str, int]:
-    """mammoth's matcher for a paragraph style -> heading level, for every
-    style with an outline level (its own or inherited through ``basedOn``)
-    from 1 to 6."""
-    return {_matcher(sid, name): level for sid, (level, name) in _style_levels(styles_xml).items()}
-
-
-def _outlined(styles_xml: bytes) -> set[str]:
-    """The IDs of the paragraph styles that make headings."""
-    return set(_style_levels(styles_xml)) if styles_xml else set()
-
-
-def _style_levels(styles_xml: bytes) -> dict[str, tuple[int, str]]:
-    """Paragraph style ID -> (heading level 1-6, style name)."""
-    root = _xml(styles_xml)
-    own: dict[str, int | None] = {}
-    names: dict[str, str] = {}
-    parent: dict[str, str] = {}
-    for style in root.iter(f"{_W}style"):
-        if style.get(f"{_W}type") != "paragraph":
-            continue
-        sid = style.get(f"{_W}styleId") or ""
-        name = style.find(f"{_W}name")
-        names[sid] = (name.get(f"{_W}val") or "") if name is not None else ""
-        level = style.find(f"{_W}pPr/{_W}outlineLvl")
-        value = level.get(f"{_W}val") if level is not None else None
-        own[sid] = int(value) if value is not None and value.isdigit() else None
-        based = style.find(f"{_W}basedOn")
-        if based is not None and based.get(f"{_W}val"):
-            parent[sid] = based.get(f"{_W}val") or ""
-    out: dict[str, tuple[int, str]] = {}
-    for sid in own:
-        seen, cur, level_of = set(), sid, None
-        while cur and cur not in seen:  # a basedOn loop ends the walk
-            seen.add(cur)
-            if own.get(cur) is not None:
-                level_of = own[cur]
-                break
-            cur = parent.get(cur, "")
-        # Word's levels are 0-8 for headings, 9 for body text
-        if level_of is not None and level_of < 6:
-            out[sid] = (level_of + 1, names.get(sid, ""))
-    return out
 
 
 def _matcher(sid: str, name: str) -> str:
@@ -144,12 +101,13 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
                     f"{name}: unpacks to {unpacked // (1024 * 1024)} MB; a Word rulebook may "
                     f"unpack to at most {MAX_UNPACKED_MB} MB (split it, or save it as PDF)"
                 )
-            styles = z.read("word/styles.xml") if "word/styles.xml" in parts else b""
+            styles = _Styles(z.read("word/styles.xml") if "word/styles.xml" in parts else b"")
             core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
             numbering = z.read("word/numbering.xml") if "word/numbering.xml" in parts else b""
             root = _xml(z.read("word/document.xml"))
-        levels = heading_styles(styles) if styles else {}
-        outlined = _outlined(styles)
+        headings = styles.heading_levels()
+        levels = {_matcher(sid, name): level for sid, (level, name) in headings.items()}
+        outlined = set(headings)
         typed, typed_title = _typeset_headings(root, outlined, styles)
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
@@ -177,7 +135,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
     return result.value, title
 
 
-def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool, str]:
+def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[bool, str]:
     """Give the document's hand-made headings heading styles (``_TYPED`` 1-6);
     whether it did, and the title line's text. Not when the document uses
     heading styles already, or has fewer than two hand-made headings."""
@@ -187,12 +145,9 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
     if body is None:
         return False, ""
     paragraphs = body.findall(f"{_W}p")  # not those in tables or text boxes
-    # mammoth's own map makes Heading 1-6 headings even without an outline level
-    styled = styled | {f"Heading{n}" for n in range(1, 7)}
+    styled = styled | _WORD_HEADINGS
     if any(_style_of(p) in styled for p in root.iter(f"{_W}p")):
         return False, ""
-    resolve = _Looks(styles)
-    listed = set(_style_numbers(styles)) if styles else set()
     chars: Counter[float] = Counter()
     bold_chars = 0
     looks: list[tuple[Any, str, float, bool]] = []  # (paragraph, text, size, all bold)
@@ -202,7 +157,7 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
         if not runs:
             continue
         sid = _style_of(p)
-        seen = [resolve.of(r, sid) for r, _ in runs]
+        seen = [styles.looks(r, sid) for r, _ in runs]
         for (_, t), (size, bold) in zip(runs, seen, strict=True):
             chars[size] += len(t)
             bold_chars += len(t) if bold else 0
@@ -222,7 +177,7 @@ def _typeset_headings(root: Any, styled: set[str], styles: bytes) -> tuple[bool,
         and not text.endswith((".", ",", ";", ":"))
         # a list item, numbered or bulleted by itself or by its style
         and p.find(f"{_W}pPr/{_W}numPr") is None
-        and _style_of(p) not in listed
+        and styles.number_of(_style_of(p)) is None
         and (size >= body_size * HEADING_SIZE_RATIO or (bold and bold_marks and size >= body_size))
     ]
     title = ""
@@ -271,7 +226,7 @@ def _with_document(data: bytes, root: Any) -> bytes:
     return out.getvalue()
 
 
-def _number_headings(root: Any, headings: set[str], styles: bytes, numbering: bytes) -> bool:
+def _number_headings(root: Any, headings: set[str], styles: _Styles, numbering: bytes) -> bool:
     """Write each auto-numbered heading's number into its text ("1.1 Components"),
     as Word shows it; whether any was. Word and LibreOffice number a book's
     rules by tying the heading styles to a multilevel list, and mammoth drops
@@ -287,18 +242,16 @@ def _number_headings(root: Any, headings: set[str], styles: bytes, numbering: by
 
     try:
         formats = _list_levels(numbering)
-        by_style = _style_numbers(styles) if styles else {}
     except Exception:  # a damaged numbering part: no numbers, the rules still read
         return False
-    headings = headings | {f"Heading{n}" for n in range(1, 7)}
+    headings = headings | _WORD_HEADINGS
     counters: dict[str, list[int]] = {}
     started: dict[str, list[bool]] = {}
     wrote = False
     for p in root.iter(f"{_W}p"):
-        style = p.find(f"{_W}pPr/{_W}pStyle")
-        sid = style.get(f"{_W}val", "") if style is not None else ""
+        sid = _style_of(p)
         own = p.find(f"{_W}pPr/{_W}numPr")
-        num_id, level = by_style.get(sid, ("", None))
+        num_id, level = styles.number_of(sid) or ("", None)
         if own is not None:
             found_id = own.find(f"{_W}numId")
             found_level = own.find(f"{_W}ilvl")
@@ -375,33 +328,6 @@ def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, s
     return out
 
 
-def _style_numbers(styles: bytes) -> dict[str, tuple[str, int | None]]:
-    """Paragraph style ID -> (numId, level or None) of the list it is tied to,
-    its own or that of the style it is based on ("Rule Title" on Heading 2)."""
-    own: dict[str, tuple[str, int | None]] = {}
-    based: dict[str, str] = {}
-    for style in _xml(styles).iter(f"{_W}style"):
-        sid = style.get(f"{_W}styleId") or ""
-        parent = style.find(f"{_W}basedOn")
-        if parent is not None:
-            based[sid] = parent.get(f"{_W}val") or ""
-        num = style.find(f"{_W}pPr/{_W}numPr/{_W}numId")
-        if num is not None:
-            own[sid] = (
-                num.get(f"{_W}val") or "",
-                _number(style.find(f"{_W}pPr/{_W}numPr/{_W}ilvl")),
-            )
-    out = {}
-    for sid in {*own, *based}:
-        seen, cur = set(), sid
-        while cur and cur not in seen and cur not in own:
-            seen.add(cur)
-            cur = based.get(cur, "")
-        if cur in own:
-            out[sid] = own[cur]
-    return out
-
-
 def _format_number(n: int, fmt: str) -> str:
     if fmt in ("lowerLetter", "upperLetter"):
         letters = ""
@@ -422,39 +348,66 @@ def _format_number(n: int, fmt: str) -> str:
     return str(n)
 
 
-class _Looks:
-    """How big and how bold a run's text is, as Word resolves it: the run's own
-    setting, else its character style's ("Strong"), else its paragraph
-    style's, each style through the styles it is based on, else the default
-    paragraph style's ("Normal"), else the document's defaults (Word's own:
-    10 pt, not bold)."""
+class _Styles:
+    """styles.xml, read once: each style's own settings and the style it is
+    based on, with one walk up that chain (``_inherited``) for whichever
+    setting is asked: a heading's outline level, the list a style is tied
+    to, and how big and how bold a run's text is.
 
-    def __init__(self, styles: bytes) -> None:
+    A run's type is resolved as Word resolves it: the run's own setting, else
+    its character style's ("Strong"), else its paragraph style's, else the
+    default paragraph style's ("Normal"), else the document's defaults
+    (Word's own: 10 pt, not bold). Only the run's or its character style's
+    bold counts: a paragraph style's bold is a quote's or a caption's
+    ("Intense Quote"), not a heading's.
+    """
+
+    def __init__(self, xml: bytes) -> None:
+        self.based: dict[str, str] = {}
+        self.names: dict[str, str] = {}
+        self.paragraph: list[str] = []  # paragraph style IDs, in order
+        self.outline: dict[str, int] = {}  # a paragraph style's own outline level
+        self.numbers: dict[str, tuple[str, int | None]] = {}  # (numId, level) of its list
         self.size: dict[str, float] = {}
         self.bold: dict[str, bool] = {}
-        self.based: dict[str, str] = {}
         self.normal = ""
         self.default_size = 10.0
-        if not styles:
+        if not xml:
             return
-        root = _xml(styles)
+        root = _xml(xml)
         found = root.find(f"{_W}docDefaults/{_W}rPrDefault/{_W}rPr/{_W}sz")
         if (value := _number(found)) is not None:
             self.default_size = value / 2
         for style in root.iter(f"{_W}style"):
             sid = style.get(f"{_W}styleId") or ""
-            if style.get(f"{_W}type") == "paragraph" and style.get(f"{_W}default") in ("1", "true"):
-                self.normal = sid
             based = style.find(f"{_W}basedOn")
             if based is not None:
                 self.based[sid] = based.get(f"{_W}val") or ""
+            if style.get(f"{_W}type") == "paragraph":
+                self.paragraph.append(sid)
+                if style.get(f"{_W}default") in ("1", "true"):
+                    self.normal = sid
+                name = style.find(f"{_W}name")
+                self.names[sid] = (name.get(f"{_W}val") or "") if name is not None else ""
+                level = style.find(f"{_W}pPr/{_W}outlineLvl")
+                level_value = level.get(f"{_W}val") if level is not None else None
+                if level_value is not None and level_value.isdigit():
+                    self.outline[sid] = int(level_value)
+            num = style.find(f"{_W}pPr/{_W}numPr/{_W}numId")
+            if num is not None:
+                self.numbers[sid] = (
+                    num.get(f"{_W}val") or "",
+                    _number(style.find(f"{_W}pPr/{_W}numPr/{_W}ilvl")),
+                )
             if (value := _number(style.find(f"{_W}rPr/{_W}sz"))) is not None:
                 self.size[sid] = value / 2
             bold = style.find(f"{_W}rPr/{_W}b")
             if bold is not None:
                 self.bold[sid] = bold.get(f"{_W}val") not in ("0", "false", "off")
 
-    def _chain(self, sid: str, table: dict[str, Any]) -> Any:
+    def _inherited(self, sid: str, table: dict[str, Any]) -> Any:
+        """``table``'s value for style ``sid`` or the nearest style it is based
+        on that has one; None when none has (a basedOn loop ends the walk)."""
         seen: set[str] = set()
         while sid and sid not in seen:
             seen.add(sid)
@@ -463,7 +416,25 @@ class _Looks:
             sid = self.based.get(sid, "")
         return None
 
-    def of(self, run: Any, paragraph_style: str) -> tuple[float, bool]:
+    def heading_levels(self) -> dict[str, tuple[int, str]]:
+        """Paragraph style ID -> (heading level 1-6, style name), for every
+        style with an outline level of its own or inherited through basedOn
+        (Word's levels are 0-8 for headings, 9 for body text)."""
+        out = {}
+        for sid in self.paragraph:
+            level = self._inherited(sid, self.outline)
+            if level is not None and level < 6:
+                out[sid] = (level + 1, self.names.get(sid, ""))
+        return out
+
+    def number_of(self, sid: str) -> tuple[str, int | None] | None:
+        """(numId, level or None) of the list style ``sid`` is tied to, its own
+        or that of the style it is based on ("Rule Title" on Heading 2)."""
+        found: tuple[str, int | None] | None = self._inherited(sid, self.numbers)
+        return found
+
+    def looks(self, run: Any, paragraph_style: str) -> tuple[float, bool]:
+        """A run's size in points and whether it is bold (see the class)."""
         own_size = _number(run.find(f"{_W}rPr/{_W}sz"))
         own_bold = run.find(f"{_W}rPr/{_W}b")
         char = run.find(f"{_W}rPr/{_W}rStyle")
@@ -471,14 +442,12 @@ class _Looks:
         size: float | None = own_size / 2 if own_size is not None else None
         for sid in (char_style, paragraph_style or self.normal, self.normal):
             if size is None:
-                size = self._chain(sid, self.size)
+                size = self._inherited(sid, self.size)
         bold: bool | None = (
             own_bold.get(f"{_W}val") not in ("0", "false", "off") if own_bold is not None else None
         )
-        # bold from the run or its character style only: a paragraph style's
-        # bold is a quote's or a caption's ("Intense Quote"), not a heading's
         if bold is None:
-            bold = self._chain(char_style, self.bold)
+            bold = self._inherited(char_style, self.bold)
         return (size if size is not None else self.default_size), bool(bold)
 
 
