@@ -205,3 +205,74 @@ def multilevel_list(num_id: int, levels: list[tuple[str, str]]) -> str:
         f'<w:abstractNum w:abstractNumId="{num_id}">{lvls}</w:abstractNum>'
         f'<w:num w:numId="{num_id}"><w:abstractNumId w:val="{num_id}"/></w:num>'
     )
+
+
+# Word's styles for a table of contents, as Word defines them: the title's
+# "TOC Heading" is based on Heading 1 but kept out of the outline (level 9).
+TOC_STYLES = (
+    '<w:style w:type="paragraph" w:styleId="TOCHeading"><w:name w:val="TOC Heading"/>'
+    '<w:basedOn w:val="Heading1"/><w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style>'
+    + style("TOC1", "toc 1", based="Normal")
+    + style("TOC2", "toc 2", based="Normal")
+)
+
+
+def bookmarked_heading(text: str, level: int, bookmark: str) -> str:
+    """A heading paragraph with the bookmark Word puts in it for its contents entry."""
+    return (
+        f'<w:p><w:pPr><w:pStyle w:val="Heading{level}"/></w:pPr>'
+        f'<w:bookmarkStart w:id="0" w:name="{bookmark}"/><w:r><w:t>{escape(text)}</w:t></w:r>'
+        '<w:bookmarkEnd w:id="0"/></w:p>'
+    )
+
+
+def contents_field(
+    entries: list[tuple[str, str, int, str]], *, links: bool = True, control: bool = True,
+    after_end: str = "",
+) -> str:  # fmt: skip
+    """A table of contents as Word writes it: a TOC field over one paragraph per
+    entry (text, page, level, bookmark), each with a PAGEREF field for its page
+    number; ``links`` as with its \\h switch (each entry a hyperlink to its
+    heading's bookmark); ``control`` inside Word's "Table of Contents" content
+    control with a "Contents" title; ``after_end`` text in the last entry's
+    paragraph after the field ends."""
+
+    def run(inner: str) -> str:
+        return f"<w:r>{inner}</w:r>"
+
+    def field(code: str) -> str:
+        return (
+            run('<w:fldChar w:fldCharType="begin"/>')
+            + run(f'<w:instrText xml:space="preserve"> {code} </w:instrText>')
+            + run('<w:fldChar w:fldCharType="separate"/>')
+        )
+
+    end = run('<w:fldChar w:fldCharType="end"/>')
+    paragraphs = []
+    for n, (text, page, level, bookmark) in enumerate(entries):
+        entry = (
+            run(f"<w:t>{escape(text)}</w:t>")
+            + run("<w:tab/>")
+            + field(f"PAGEREF {bookmark} \\h")
+            + run(f"<w:t>{page}</w:t>")
+            + end
+        )
+        if links:
+            entry = f'<w:hyperlink w:anchor="{bookmark}" w:history="1">{entry}</w:hyperlink>'
+        start = field('TOC \\o "1-3" \\h \\z \\u') if n == 0 else ""
+        last = n == len(entries) - 1
+        close = end + (run(f'<w:t xml:space="preserve">{escape(after_end)}</w:t>') if last else "")
+        paragraphs.append(
+            f'<w:p><w:pPr><w:pStyle w:val="TOC{level}"/></w:pPr>{start}{entry}'
+            f"{close if last else ''}</w:p>"
+        )
+    body = "".join(paragraphs)
+    if control:
+        body = (
+            '<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Table of Contents"/>'
+            "<w:docPartUnique/></w:docPartObj></w:sdtPr><w:sdtContent>"
+            + para("Contents", "TOCHeading")
+            + body
+            + "</w:sdtContent></w:sdt>"
+        )
+    return body

@@ -17,6 +17,9 @@ from collections.abc import Callable
 import pytest
 from docx_build import (
     STYLES,
+    TOC_STYLES,
+    bookmarked_heading,
+    contents_field,
     docx,
     markdown_docx,
     multilevel_list,
@@ -855,3 +858,171 @@ def test_a_bold_quote_or_caption_style_makes_no_hand_made_heading() -> None:
     units = parse_file("made.docx", made, game="x").units
     assert [u.title for u in units] == ["Skirmish Rules", "Setup", "Movement", "Combat"]
     assert "Remember that terrain always slows units down" in units[2].text
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["linked", "plain"])
+@pytest.mark.parametrize("control", [True, False], ids=["in-control", "bare"])
+def test_a_word_table_of_contents_is_no_rule(links: bool, control: bool) -> None:
+    """Word's table of contents (a TOC field, its entries the headings' text and
+    page numbers) was read as text: the first rule held every heading's name.
+    It goes, with or without hyperlinks and its content control, and its
+    "Contents" title with it; text after the field in the same paragraph stays."""
+    entries = [
+        ("1 Movement", "3", 1, "_Toc1"),
+        ("1.1 Running", "3", 2, "_Toc2"),
+        ("2 Shooting", "5", 1, "_Toc3"),
+    ]
+    body = "".join(
+        [
+            para("Brass Rules", "Title"),
+            para("Contents", "TOCHeading") if not control else "",
+            contents_field(entries, links=links, control=control),
+            bookmarked_heading("Movement", 1, "_Toc1"),
+            para("Each model moves up to its Move value in inches."),
+            bookmarked_heading("Running", 2, "_Toc2"),
+            para("A running model moves twice its Move value."),
+            bookmarked_heading("Shooting", 1, "_Toc3"),
+            para("Roll a die for each shot."),
+        ]
+    )
+    result = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x")
+    by_id = {u.rule_id: u.text for u in result.units}
+    assert list(by_id) == ["club", "movement", "movement/running", "shooting"]
+    assert by_id["club"] == "Brass Rules"
+    assert result.dropped["table of contents lines"] == 4
+    # the field ending inside a paragraph that goes on: that text is kept
+    tail = contents_field(entries, links=links, control=False, after_end="Play on a table.")
+    body = tail + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")
+    units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
+    assert [u.text for u in units] == ["Play on a table.", "Move 6 inches."]
+
+
+def test_a_table_of_contents_field_that_never_ends_takes_nothing_with_it() -> None:
+    """A damaged file's TOC field with no end would swallow the rest of the
+    book; then only the paragraphs in Word's own contents styles go."""
+    entries = [("1 Movement", "3", 1, "_Toc1"), ("2 Shooting", "5", 1, "_Toc2")]
+    field = contents_field(entries, links=False, control=False)
+    broken = field[: field.rindex('<w:r><w:fldChar w:fldCharType="end"/></w:r>')] + "</w:p>"
+    body = (
+        para("Contents", "TOCHeading")
+        + broken
+        + bookmarked_heading("Movement", 1, "_Toc1")
+        + para("Each model moves up to 6 inches.")
+    )
+    result = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x")
+    assert [u.rule_id for u in result.units] == ["movement"]
+    assert result.units[0].text == "Each model moves up to 6 inches."
+    assert result.dropped["table of contents lines"] == 3
+
+
+CONTENTS_MD = """# Brass Rules
+
+## Table of Contents
+
+- [Movement](#movement)
+  - [Running & Walking](#running--walking)
+  - [Charging](#charge)
+- [Shooting](#shooting) .... 5
+
+[TOC]
+
+## Movement
+
+Each model moves up to 6 inches. See [Charging](#charge) for charges.
+
+### Running & Walking
+
+A running model moves twice as far.
+
+- [Charging](#charge)
+- [Shooting](#shooting)
+
+### Charging {#charge}
+
+A charging model moves into contact.
+
+- [Armoury](armoury.md#pistols)
+- [Units](units.md)
+- [Terrain](terrain.md)
+
+## Shooting
+
+Roll a die for each shot.
+"""
+
+
+def test_a_markdown_table_of_contents_is_no_rule() -> None:
+    """A contents list (links to the file's own headings, by GitHub's slugs or
+    an explicit {#id}) and a tool's [TOC] placeholder were a rule of every
+    heading's name. They go; a link in a sentence, a list of two and a list
+    of links to other files stay. The page as HTML gives the same rules."""
+    result = parse_file("rules.md", CONTENTS_MD.encode(), game="x")
+    by_id = {u.rule_id: u.text for u in result.units}
+    assert by_id == {
+        "brass-rules/movement": "Each model moves up to 6 inches. See Charging for charges.",
+        "brass-rules/movement/running-walking": (
+            "A running model moves twice as far.\n- Charging\n- Shooting"
+        ),
+        "brass-rules/movement/charging": (
+            "A charging model moves into contact.\n- Armoury\n- Units\n- Terrain"
+        ),
+        "brass-rules/shooting": "Roll a die for each shot.",
+    }
+    assert result.dropped["table of contents lines"] == 5
+    import markdown_it
+
+    page = markdown_it.MarkdownIt("commonmark").render(
+        CONTENTS_MD.replace("[TOC]\n", "").replace(" {#charge}", "")
+    )
+    for title, anchor in [("Movement", "movement"), ("Running &amp; Walking", "running--walking"),
+                          ("Charging", "charge"), ("Shooting", "shooting")]:  # fmt: skip
+        page = re.sub(rf"<(h\d)>{title}</h\d>", rf'<\1 id="{anchor}">{title}</\1>', page)
+    as_html = parse_file("rules.html", f"<html><body>{page}</body></html>".encode(), game="x")
+    assert {u.rule_id: u.text for u in as_html.units} == by_id
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "The phases are:\n\n1. [Knight](#knight)\n2. [Squire](#squire)\n3. [Archer](#archer)\n",
+        "- [Knight](#knight) `3d6`\n- [Squire](#squire) `2d8`\n- [Archer](#archer) `1d4`\n",
+        "- [Knight](#knight) 150\n- [Squire](#squire) 40\n- [Archer](#archer) 25\n",
+        "- [Knight](#knight)\n- [Squire](#squire)\n- [Archer](#archer)\n\n    Score = kills x 2\n",
+        "- [Knight](#knight)\n- [Squire](#squire)\n- [Archer](#archer)\n\nThen the next turn.\n",
+    ],
+)
+def test_a_markdown_list_of_links_inside_a_rule_is_the_rules(rule: str) -> None:
+    """Review cases: a list of links to the file's headings with a lead-in, a
+    code span, falling numbers, or text after it is the rule's, not contents."""
+    text = f"# Army\n\n{rule}\n## Knight\n\nA.\n\n## Squire\n\nB.\n\n## Archer\n\nC.\n"
+    result = parse_file("army.md", text.encode(), game="x")
+    assert "Knight" in result.units[0].text and "Archer" in result.units[0].text
+    assert "table of contents lines" not in result.dropped
+
+
+def test_word_text_beside_a_table_of_contents_stays() -> None:
+    """Review cases: a "TOC Heading" paragraph that heads no contents is text;
+    text typed inside the contents' content control after the field, and text
+    after the field's end in its last paragraph, stay; entries whose field was
+    turned to plain text still go by their "toc N" styles."""
+    entries = [("1 Movement", "3", 1, "_Toc1"), ("2 Shooting", "5", 1, "_Toc2"),
+               ("3 Morale", "7", 1, "_Toc3")]  # fmt: skip
+    control = contents_field(entries, control=True, after_end="Players need a D6.")
+    typed = para("This game is for two players.")
+    body = (
+        control.replace("</w:sdtContent>", typed + "</w:sdtContent>")
+        + bookmarked_heading("Movement", 1, "_Toc1")
+        + para("Move 6 inches.")
+        + para("Designer's Notes", "TOCHeading")
+        + para("Never through walls.")
+    )
+    units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
+    assert [u.text for u in units] == [
+        "Players need a D6.\nThis game is for two players.",
+        "Move 6 inches.\nDesigner's Notes\nNever through walls.",
+    ]
+    static = "".join(para(f"{text}\t{page}", f"TOC{level}") for text, page, level, _ in entries)
+    body = static + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")
+    result = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x")
+    assert [u.text for u in result.units] == ["Move 6 inches."]
+    assert result.dropped["table of contents lines"] == 3

@@ -722,3 +722,96 @@ def test_a_footnote_at_the_end_of_a_box_moves_alone() -> None:
     units = {u.rule_id: u.text for u in parse_file("r.html", page.encode(), game="x").units}
     assert units["move"] == "Move 6 inches.[1]\n[1] 1. Measure from the base."
     assert "continues on the next page" in units["shoot"]
+
+
+CONTENTS_PAGE = """<!DOCTYPE html><html><body>
+<h1>Brass Rules</h1>
+<p>Table of Contents</p>
+<ul>
+  <li><a href="#movement">Movement</a>
+    <ul><li><a href="#running">Running</a></li><li><a href="#charging">Charging</a></li></ul></li>
+  <li><a href="#shooting">Shooting</a></li>
+</ul>
+<h2 id="movement">Movement</h2>
+<p>Each model moves up to 6 inches. See <a href="#charging">Charging</a> for charges.</p>
+<h3 id="running">Running</h3><p>A running model moves twice as far.</p>
+<h3 id="charging">Charging</h3><p>A charging model moves into contact.</p>
+<p><a href="#movement">Movement</a></p><p><a href="#running">Running</a></p>
+<ul><li><a href="other.html#a">Armoury</a></li><li><a href="other.html#b">Units</a></li>
+<li><a href="other.html#c">Terrain</a></li></ul>
+<h2 id="shooting">Shooting</h2><p>Roll a die for each shot.</p>
+</body></html>"""
+
+# Google Docs' "Download as web page": entries are paragraphs of a link and a
+# page number, the headings' ids its own.
+DOCS_PAGE = """<html><body>
+<p class="c1"><span><a class="c4" href="#h.30j0zll">Movement</a></span><span>&nbsp;3</span></p>
+<p class="c1"><span><a class="c4" href="#h.1fob9te">Running</a></span><span> .... 4</span></p>
+<p class="c1"><span><a class="c4" href="#h.3znysh7">Shooting</a></span><span>&nbsp;5</span></p>
+<h1 class="c8" id="h.30j0zll"><span>Movement</span></h1><p>Each model moves up to 6 inches.</p>
+<h2 id="h.1fob9te"><span>Running</span></h2><p>A running model moves twice as far.</p>
+<h1 id="h.3znysh7"><span>Shooting</span></h1><p>Roll a die for each shot.</p>
+</body></html>"""
+
+
+def test_a_pages_own_contents_list_is_dropped_by_what_it_links_to() -> None:
+    """A contents list (links to the page's own headings and nothing else, as a
+    list or as paragraphs with page numbers) was read into the first rule,
+    every heading's name in it. It goes with its label; a link in a sentence,
+    two "see also" lines and a list of links to other pages stay."""
+    result = parse_file("rules.html", CONTENTS_PAGE.encode(), game="club")
+    by_id = {u.rule_id: u.text for u in result.units}
+    assert list(by_id) == [
+        "brass-rules/movement",
+        "brass-rules/movement/running",
+        "brass-rules/movement/charging",
+        "brass-rules/shooting",
+    ]
+    assert "See Charging for charges." in by_id["brass-rules/movement"]
+    charging = by_id["brass-rules/movement/charging"]
+    assert charging.endswith("contact.\nMovement\nRunning\n- Armoury\n- Units\n- Terrain")
+    assert result.dropped["table of contents lines"] == 5
+    docs = parse_file("doc.html", DOCS_PAGE.encode(), game="club")
+    assert [(u.rule_id, u.text) for u in docs.units] == [
+        ("movement", "Each model moves up to 6 inches."),
+        ("movement/running", "A running model moves twice as far."),
+        ("shooting", "Roll a die for each shot."),
+    ]
+    assert docs.dropped["table of contents lines"] == 3
+
+
+_TARGETS = """<h2 id="a">Knight</h2><p>A mounted warrior.</p><h2 id="b">Squire</h2><p>A helper.</p>
+<h2 id="c">Archer</h2><p>Shoots arrows.</p>"""
+
+
+@pytest.mark.parametrize(
+    ("rule", "kept"),
+    [
+        # a lead-in sentence: the list is the rule's
+        ('<p>The phases are:</p><ol><li><a href="#a">Knight</a></li><li><a href="#b">Squire</a>'
+         '</li><li><a href="#c">Archer</a></li></ol>', "The phases are:\n1. Knight"),
+        # points that go down are no page numbers
+        ('<p>Costs</p><ul><li><a href="#a">Knight</a> 150</li><li><a href="#b">Squire</a> 40</li>'
+         '<li><a href="#c">Archer</a> 25</li></ul>', "- Knight 150"),
+        # a number with a dash or a sign, or before the link
+        ('<p><a href="#a">Knight</a> - 24</p><p><a href="#b">Squire</a> - 12</p>'
+         '<p><a href="#c">Archer</a> - 8</p>', "Knight - 24"),
+        ('<ul><li><a href="#a">Knight</a> -1</li><li><a href="#b">Squire</a> -1</li>'
+         '<li><a href="#c">Archer</a> -2</li></ul>', "- Knight -1"),
+        ('<p>1 <a href="#a">Knight</a></p><p>2 <a href="#b">Squire</a></p>'
+         '<p>3 <a href="#c">Archer</a></p>', "1 Knight\n2 Squire"),
+        # links in a table's cell, as Google Docs writes a cell's lines
+        ('<table><tr><td>Wolf Riders</td><td><p><a href="#a">Knight</a></p><p><a href="#b">'
+         'Squire</a></p><p><a href="#c">Archer</a></p></td></tr></table>', "Wolf Riders | Knight"),
+        # text after the list: it is the rule's
+        ('<ul><li><a href="#a">Knight</a></li><li><a href="#b">Squire</a></li><li><a href="#c">'
+         'Archer</a></li></ul><p>Then the other player goes.</p>', "- Knight\n- Squire"),
+    ],
+)  # fmt: skip
+def test_a_list_of_links_inside_a_rule_is_the_rules(rule: str, kept: str) -> None:
+    """Review cases: lists of links to the page's headings that are rule text,
+    not a contents list, stay whole."""
+    page = f"<html><body><h1>Army</h1>{rule}{_TARGETS}</body></html>"
+    result = parse_file("army.html", page.encode(), game="x")
+    assert kept in result.units[0].text
+    assert "table of contents lines" not in result.dropped

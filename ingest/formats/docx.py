@@ -59,6 +59,8 @@ _TYPED = "RulesLawyerHeading"  # the styles given to hand-made headings
 MAX_UNPACKED_MB = 64
 MAX_LIST_START = 32767  # Word's largest start value for a list level
 # mammoth's own map makes Heading 1-6 headings even without an outline level
+# Word's built-in styles of a table of contents' entries: "toc 1" to "toc 9"
+_TOC_STYLE = re.compile(r"^toc [1-9]$", re.I)
 _WORD_HEADINGS = frozenset(f"Heading{n}" for n in range(1, 7))
 HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
 HEADING_WORDS = 12
@@ -79,7 +81,7 @@ def _matcher(sid: str, name: str) -> str:
     return f"p[style-name='{quoted}']"
 
 
-def to_html(data: bytes, name: str) -> tuple[str, str]:
+def to_html(data: bytes, name: str) -> tuple[str, str, int]:
     """The document as HTML, and its Title property ("" when it has none)."""
     import mammoth
 
@@ -108,6 +110,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
         headings = styles.heading_levels()
         levels = {_matcher(sid, name): level for sid, (level, name) in headings.items()}
         outlined = set(headings)
+        contents = _drop_contents_field(root, styles)
         typed, typed_title = _typeset_headings(root, outlined, styles)
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
@@ -116,7 +119,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
             numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
         except Exception:  # odd numbering: no numbers, the rules still read
             numbered = False
-        if typed or numbered:
+        if typed or numbered or contents:
             data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
@@ -132,7 +135,100 @@ def to_html(data: bytes, name: str) -> tuple[str, str]:
         raise RulebookError(
             f"{name}: not a readable Word document ({reason}); is the file complete?"
         ) from None
-    return result.value, title
+    return result.value, title, contents
+
+
+def _drop_contents_field(root: Any, styles: _Styles) -> int:
+    """Remove the document's table of contents; returns how many lines went.
+
+    Word writes it as a TOC field (``{ TOC \\o "1-3" }``) over paragraphs in
+    its own "toc 1"-"toc 9" styles, under a title in its "TOC Heading" style,
+    often all in a "Table of Contents" content control. Its entries are the
+    headings' text and page numbers; read as text they made a rule that held
+    every heading's name. (With hyperlinks, mammoth makes them links to the
+    headings, which the HTML reader would drop as a contents list too; this
+    catches the ones without, and ones whose field was turned to plain text,
+    which keep their styles.) A paragraph goes when all its text is inside the
+    field or it is in a "toc N" style; in one that goes on after the field
+    ends, only the field's text goes. The title goes when what follows it is
+    the contents. Text typed into the content control outside the field stays.
+    """
+    body = root.find(f"{_W}body")
+    if body is None:
+        return 0
+    # fields nest (a PAGEREF in each entry): a stack of "is this a TOC field?"
+    stack: list[bool] = []
+    contents: list[Any] = []  # paragraphs all inside the field, or in a toc style
+    emptied: list[list[Any]] = []  # the field's text in paragraphs that go on
+    mixed: set[int] = set()  # those paragraphs
+    paragraphs = [p for p in body.iter(f"{_W}p") if _words(p)]
+    for p in paragraphs:
+        inside = outside = False
+        texts: list[Any] = []  # the field's text in this paragraph
+        for node in p.iter(f"{_W}fldChar", f"{_W}instrText", f"{_W}t", f"{_W}fldSimple"):
+            tag = node.tag
+            if tag == f"{_W}fldChar":
+                kind = node.get(f"{_W}fldCharType")
+                if kind == "begin":
+                    stack.append(False)
+                elif kind == "end" and stack:
+                    stack.pop()
+            elif tag == f"{_W}instrText":
+                if stack and (node.text or "").strip().upper().startswith("TOC"):
+                    stack[-1] = True
+            elif tag == f"{_W}fldSimple":
+                if (node.get(f"{_W}instr") or "").strip().upper().startswith("TOC"):
+                    inside = True
+            elif (node.text or "").strip():
+                if any(stack) or _in_toc_simple(node):
+                    inside = True
+                    texts.append(node)
+                else:
+                    outside = True
+        if inside and not outside:
+            contents.append(p)
+        elif inside:
+            # the field ends (or starts) inside a paragraph that goes on
+            emptied.append(texts)
+            mixed.add(id(p))
+    if any(stack):
+        # A TOC field that never ends (a damaged file) would take the rest of
+        # the book with it: then only the contents' own styles are trusted.
+        contents, emptied, mixed = [], [], set()
+    contents += [
+        p
+        for p in paragraphs
+        if _TOC_STYLE.match(styles.names.get(_style_of(p), "")) and id(p) not in mixed
+    ]
+    doomed = {id(p) for p in contents}
+    for n, p in enumerate(paragraphs[:-1]):
+        name = styles.names.get(_style_of(p), "").lower()
+        if name == "toc heading" and id(paragraphs[n + 1]) in doomed:
+            contents.append(p)
+    for texts in emptied:
+        for node in texts:
+            node.text = ""
+    gone = len(emptied)
+    for p in {id(p): p for p in contents}.values():
+        parent = p.getparent()
+        if parent is not None:
+            parent.remove(p)
+            gone += 1
+    return gone
+
+
+def _in_toc_simple(node: Any) -> bool:
+    """Is this text inside a simple TOC field (``w:fldSimple``)?"""
+    if node.getparent() is None:
+        return False
+    for up in node.iterancestors(f"{_W}fldSimple"):
+        if (up.get(f"{_W}instr") or "").strip().upper().startswith("TOC"):
+            return True
+    return False
+
+
+def _words(p: Any) -> bool:
+    return any((t.text or "").strip() for t in p.iter(f"{_W}t"))
 
 
 def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[bool, str]:
@@ -471,8 +567,10 @@ def _core_title(core: bytes) -> str:
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
-    page, title = to_html(data, request.name)
+    page, title, contents = to_html(data, request.name)
     outline = html.outline_of(page.encode("utf-8"), fragment=True)
+    if contents:
+        outline.dropped["table of contents lines"] += contents
     if not outline.blocks:
         raise RulebookError(f"{request.name}: no text in the document")
     outline.title = outline.title or title

@@ -48,7 +48,9 @@ optional rule, which losing would cost more than a sidebar's text leaking.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
+from urllib.parse import unquote
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
@@ -111,6 +113,10 @@ _NOT_NOTES = ("h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "main", 
 MAX_NOTE_CHARS = 3000  # the longest box taken whole as one footnote
 # What a footnote goes after: the block its mark sits in.
 _NOTE_ANCHORS = ("p", "li", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "div")
+# What may stand beside a contents entry's links: leader dots, a page number.
+CONTENTS_TAIL = re.compile(r"^[\s.\u00b7\u2026_]*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+MIN_CONTENTS_ENTRIES = 3  # consecutive entries that make a contents list
+CONTENTS_LABEL_WORDS = 4  # the most words a contents list's label ("Table of Contents") has
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
 _MAIN_ROLE = re.compile(r"^main$", re.I)
@@ -385,6 +391,162 @@ def _place_footnotes(soup: Any) -> int:
             placed[id(at)] = note
         moved += 1
     return moved
+
+
+def _drop_contents(soup: Any) -> int:
+    """Drop the page's own table of contents; returns how many lines went.
+
+    A contents list is known by what its links point at and where it sits,
+    not by its name or its language: three or more consecutive entries
+    (paragraphs, or the items of a list and its sub-lists), each nothing but
+    links to headings further down this page, with perhaps leader dots and a
+    page number after them (page numbers never go down), alone in its part of
+    the page (between headings, or first in its box) but for a short label
+    line above it ("Table of Contents"), which goes too. That is how Word's and
+    Google Docs' contents come out of their converters, and how a hand-made
+    one reads. Left in, it was a rule (or the first rule's text) holding every
+    heading's name, which matched questions about any of them.
+
+    A list of links inside a rule is the rule's: "The phases are:" over links
+    to each phase, special rules in a table cell, "Knight 150" points or
+    "Rifle - 24" ranges (a number with a sign or a dash, or before the link,
+    is no page number), a link in a sentence, links to other pages.
+    """
+    order: dict[int, int] = {}
+    targets: dict[str, Any] = {}
+    for n, el in enumerate(soup.find_all(True)):
+        order[id(el)] = n
+        for key in ("id", "name"):
+            value = el.get(key)
+            if isinstance(value, str) and value:
+                targets.setdefault(value, el)
+    headings = {id(h) for h in soup.find_all(_HEADING_TAGS)}
+
+    def heads_section(target: Any) -> bool:
+        """Is ``target`` a heading, inside one, or a box that opens with one?"""
+        if id(target) in headings or target.find_parent(_HEADING_TAGS) is not None:
+            return True
+        first = next((c for c in target.children if getattr(c, "name", None)), None)
+        if first is not None and id(first) in headings and _first_text_child(target) is first:
+            return True
+        # an empty anchor just before its heading (<a id="x"></a><h2>...)
+        nxt = target.find_next_sibling()
+        return not _text(target) and nxt is not None and id(nxt) in headings
+
+    def entry(el: Any) -> tuple[bool, int | None]:
+        """Is ``el`` a contents entry, and its page number if it shows one."""
+        if el.find_parent(["td", "th"]) is not None:
+            return False, None
+        own = el
+        if el.name == "li":
+            own = el.__copy__()
+            for sub in own.find_all(["ul", "ol"]):
+                sub.decompose()
+        links = own.find_all("a", href=True)
+        if not links or own.find(_HEADING_TAGS) is not None:
+            return False, None
+        for a in links:
+            href = a.get("href")
+            if not isinstance(href, str) or not href.startswith("#") or len(href) < 2:
+                return False, None
+            target = targets.get(unquote(href[1:]))
+            if target is None or not heads_section(target):
+                return False, None
+            if order.get(id(target), -1) < order.get(id(el), 0):
+                return False, None  # a contents list comes before what it lists
+        # the words outside the links: nothing before them, a page number after
+        head, tail = _around_links(own, links)
+        if head.strip() or not CONTENTS_TAIL.match(tail):
+            return False, None
+        digits = re.search(r"\d+", tail)
+        return True, int(digits.group()) if digits else None
+
+    def pages_rise(entries: list[Any]) -> bool:
+        numbers = [n for _, n in map(entry, entries) if n is not None]
+        return all(a <= b for a, b in pairwise(numbers))
+
+    def is_label(el: Any) -> bool:
+        text = _text(el)
+        return (
+            el.name in ("p", "div")
+            and el.find(["a", "ul", "ol", "table", *_HEADING_TAGS]) is None
+            and 0 < len(text.split()) <= CONTENTS_LABEL_WORDS
+            and not text.endswith((*_SENTENCE_END, ":"))
+        )
+
+    def alone(first: Any, last: Any) -> tuple[bool, Any]:
+        """Is the list alone between headings (or in its box), but for a label
+        just above it? And that label, if any."""
+        label = None
+        for n, sib in enumerate(first.find_previous_siblings()):
+            if id(sib) in headings:
+                break
+            if n == 0 and label is None and is_label(sib):
+                label = sib
+                continue
+            if _text(sib):
+                return False, None
+        for sib in last.find_next_siblings():
+            if id(sib) in headings:
+                break
+            if _text(sib):
+                return False, None
+        return True, label
+
+    dropped = 0
+
+    def drop(entries: list[Any], whole: Any = None) -> None:
+        nonlocal dropped
+        ok, label = alone(whole or entries[0], whole or entries[-1])
+        if not ok or not pages_rise(entries):
+            return
+        if label is not None:
+            label.decompose()
+            dropped += 1
+        dropped += len(entries)
+        for el in [whole] if whole is not None else entries:
+            el.decompose()
+
+    for lst in soup.find_all(["ul", "ol"]):
+        if lst.decomposed or lst.find_parent(["ul", "ol"]) is not None:
+            continue
+        items = lst.find_all("li")
+        if len(items) >= MIN_CONTENTS_ENTRIES and all(entry(li)[0] for li in items):
+            drop(items, lst)
+    for parent in soup.find_all(True):
+        if parent.decomposed:
+            continue
+        run: list[Any] = []
+        for child in [*parent.find_all(["p", "div"], recursive=False), None]:
+            ok = (
+                child is not None
+                and child.find(["p", "div", "ul", "ol", "table"]) is None
+                and entry(child)[0]
+            )
+            if ok and (not run or run[-1].find_next_sibling() is child):
+                run.append(child)
+                continue
+            if len(run) >= MIN_CONTENTS_ENTRIES:
+                drop(run)
+            run = [child] if ok else []
+    return dropped
+
+
+def _around_links(el: Any, links: list[Any]) -> tuple[str, str]:
+    """The text of ``el`` outside ``links``: before the first, and after it
+    (between the links and after the last: leader dots and a page number)."""
+    from bs4 import NavigableString
+
+    inside = {id(a) for a in links}
+    head: list[str] = []
+    tail: list[str] = []
+    seen = False
+    for node in el.descendants:
+        if id(node) in inside:
+            seen = True
+        if isinstance(node, NavigableString) and not any(id(p) in inside for p in node.parents):
+            (tail if seen else head).append(str(node))
+    return "".join(head), "".join(tail)
 
 
 def _first_text_child(el: Any) -> Any:
@@ -669,9 +831,11 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
     for heading in soup.find_all(_HEADING_TAGS):
-        # A heading's permalink ("¶", "#", a zero-width space): no part of its title.
+        # A heading's permalink ("¶", "#", a zero-width space): no part of its
+        # title. An empty anchor (<a id="x"></a>, Word's bookmark) stays: it
+        # is what a contents entry links to, and has no text to lose.
         for a in heading.find_all("a"):
-            if not _WORD.search(_text(a)):
+            if not _WORD.search(_text(a)) and (a.get("href") or _text(a)):
                 a.decompose()
     for tag in soup.find_all(True):
         if tag.decomposed:
@@ -679,6 +843,9 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
+    contents = _drop_contents(soup)
+    if contents:
+        outline.dropped["table of contents lines"] += contents
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and

@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import re
 from html import escape
+from itertools import pairwise
 from typing import Any
+from urllib.parse import unquote
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.outline import Block, Outline, build_units
@@ -65,6 +67,17 @@ _LITERAL_TAGS = ("pre", "code", "kbd", "samp", "script", "style", "textarea")
 # merely ends in braces ("Roll {x}") is left as it is.
 _ATTR_ITEM = r"""(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s{}"']+)|-)"""
 _HEADING_ATTRS = re.compile(rf"\s*\{{\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}\s*$")
+# A heading's explicit ID in its attribute block: "{#charge .rule}".
+_HEADING_ID = re.compile(r"\{[^{}]*#([\w:.-]+)[^{}]*\}\s*$")
+# What a contents list holds: items of links, nothing set apart (code, HTML).
+_LIST_TOKENS = frozenset(
+    {"bullet_list_open", "bullet_list_close", "ordered_list_open", "ordered_list_close",
+     "list_item_open", "list_item_close", "paragraph_open", "paragraph_close", "inline"}
+)  # fmt: skip
+_SENTENCE_END = (".", "!", "?")
+# Placeholders tools fill with a table of contents (Python-Markdown, GitLab,
+# kramdown, Typora, markdown-toc's comment is an HTML comment and goes anyway).
+_TOC_PLACEHOLDER = re.compile(r"^(?:\[\[?_?toc_?\]\]?|\{:toc\})$", re.I)
 # GitHub's alerts: "> [!NOTE]" first in a block quote.
 _ALERT = re.compile(r"^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 # Homebrewery's layout lines: page and column breaks, and vertical spacers
@@ -221,12 +234,18 @@ def outline_of(text: str) -> Outline:
     quotes = 0  # depth of block quotes
     quote_start = False  # the next paragraph opens a block quote
     skip_to = -1
+    contents = _contents_lists(tokens)
     for n, tok in enumerate(tokens):
         if n < skip_to:
             continue
         t = tok.type
         if raw and t != "html_block":
             _read_html(outline, raw, md)
+        if n in contents:
+            end, lines = contents[n]
+            outline.dropped["table of contents lines"] += lines
+            skip_to = end + 1
+            continue
         if t == "dl_open" and note is None:
             end = _closing(tokens, n)
             part = tokens[n : end + 1]
@@ -343,6 +362,129 @@ def outline_of(text: str) -> Outline:
                 notes[label] = [" ".join(found.group(1).split())]
     _place_footnotes(outline, notes, referred)
     return outline
+
+
+def _anchor_key(text: str) -> str:
+    """A heading anchor as any site's slug of it compares: letters and digits."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
+    """The file's own tables of contents: start token -> (end token, lines).
+
+    Read as the HTML reader reads a page's (``html._drop_contents``): a list of
+    three or more items, each nothing but links to headings further down the
+    file (``- [Charging](#charging)``), perhaps with a page number that never
+    goes down, alone between headings but for a short label line above it,
+    which goes too; and a tool's placeholder for one (``[TOC]``, ``[[_TOC_]]``,
+    ``{:toc}``), which the tool would have filled with the same. Left in,
+    every heading's name was a rule's text. The anchors are compared as
+    letters and digits, so GitHub's, GitLab's and MkDocs' slugs all match
+    (``#running--walking`` and ``#running-walking`` for "Running & Walking",
+    percent-encoded or not, with GitHub's ``-1`` for a repeated heading), as
+    does an explicit ``{#id}``. A list of links inside a rule ("The phases
+    are:" over links to each phase; ``[Fireball](#fireball) `3d6```), a link in
+    a sentence and links to other files are the rules' own.
+    """
+    anchors: dict[str, int] = {}  # anchor key -> where its heading is
+    for n, tok in enumerate(tokens[:-1]):
+        if tok.type == "heading_open" and tokens[n + 1].type == "inline":
+            title = tokens[n + 1].content
+            explicit = _HEADING_ID.search(title)
+            if explicit:
+                anchors.setdefault(_anchor_key(explicit.group(1)), n)
+            anchors.setdefault(_anchor_key(_HEADING_ATTRS.sub("", title)), n)
+
+    def heading_at(href: str) -> int:
+        target = unquote(href[1:])
+        for key in (_anchor_key(target), _anchor_key(re.sub(r"-\d+$", "", target))):
+            if key in anchors:
+                return anchors[key]
+        return -1
+
+    def entry(inline: Any, at: int) -> tuple[bool, int | None]:
+        links = depth = 0
+        rest: list[str] = []
+        for child in inline.children or ():
+            if child.type == "link_open":
+                href = str(child.attrs.get("href") or "")
+                if not href.startswith("#") or heading_at(href) <= at:
+                    return False, None
+                links += 1
+                depth += 1
+            elif child.type == "link_close":
+                depth -= 1
+            elif depth == 0:
+                if not links and child.content.strip():
+                    return False, None  # words before the link: "1 [Ambush](#ambush)"
+                rest.append(child.content if child.type != "softbreak" else " ")
+        tail = "".join(rest)
+        if not links or not html.CONTENTS_TAIL.match(tail):
+            return False, None
+        digits = re.search(r"\d+", tail)
+        return True, int(digits.group()) if digits else None
+
+    def is_label(n: int) -> bool:
+        """Is the paragraph opening at ``n`` a short label line ("Contents")?"""
+        text = tokens[n + 1].content.strip() if n + 1 < len(tokens) else ""
+        return (
+            tokens[n].type == "paragraph_open"
+            and 0 < len(text.split()) <= html.CONTENTS_LABEL_WORDS
+            and not text.endswith((*_SENTENCE_END, ":"))
+            and "](" not in text
+        )
+
+    found: dict[int, tuple[int, int]] = {}
+    placeholders = {
+        n
+        for n, tok in enumerate(tokens[:-2])
+        if tok.type == "paragraph_open" and _TOC_PLACEHOLDER.match(tokens[n + 1].content.strip())
+    }
+    for n in placeholders:
+        found[n] = (n + 2, 1)
+    n = 0
+    while n < len(tokens):
+        tok = tokens[n]
+        if tok.type not in ("bullet_list_open", "ordered_list_open"):
+            n += 1
+            continue
+        end = _closing(tokens, n)
+        part = tokens[n:end]
+        items = sum(1 for t in part if t.type == "list_item_open")
+        checked = [entry(t, n) for t in part if t.type == "inline"]
+        pages = [p for _, p in checked if p is not None]
+        if (
+            items >= html.MIN_CONTENTS_ENTRIES
+            and all(t.type in _LIST_TOKENS for t in part)
+            and all(ok for ok, _ in checked)
+            and all(a <= b for a, b in pairwise(pages))
+        ):
+            # alone: a heading (or the start, or a placeholder) before it, but
+            # for a label line; a heading (or the end, or a placeholder) after
+            before = n
+            label = -1
+            if before >= 3 and tokens[before - 1].type == "paragraph_close":
+                start = before - 3
+                if is_label(start):
+                    label, before = start, start
+            first = (
+                before == 0
+                or tokens[before - 1].type == "heading_close"
+                or (before >= 3 and before - 3 in placeholders)
+            )
+            after = end + 1
+            last = (
+                after >= len(tokens)
+                or tokens[after].type == "heading_open"
+                or (after in placeholders)
+            )
+            if first and last:
+                if label >= 0:
+                    found[label] = (end, items + 1)
+                else:
+                    found[n] = (end, items)
+        n = end + 1
+    return found
 
 
 def _closed(tok: Any, lines: list[str]) -> bool:
