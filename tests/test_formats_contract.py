@@ -1026,3 +1026,69 @@ def test_word_text_beside_a_table_of_contents_stays() -> None:
     result = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x")
     assert [u.text for u in result.units] == ["Move 6 inches."]
     assert result.dropped["table of contents lines"] == 3
+
+
+def test_markdown_contents_beside_comments_and_rules_and_a_sections_own_list() -> None:
+    """Second review round: doctoc's comment markers and a rule line beside a
+    contents list change nothing; a section's own list of its subsections is
+    its text."""
+    doctoc = (
+        "# Book\n\n<!-- START doctoc -->\n- [Setup](#setup)\n- [Movement](#movement)\n"
+        "- [Combat](#combat)\n<!-- END doctoc -->\n\n---\n\n## Setup\n\nA.\n\n## Movement\n\nB.\n\n"
+        "## Combat\n\nC.\n"
+    )
+    result = parse_file("book.md", doctoc.encode(), game="x")
+    assert [u.text for u in result.units] == ["A.", "B.", "C."]
+    assert result.dropped["table of contents lines"] == 3
+    own = doctoc.replace("# Book\n", "# Book\n\nIntro.\n\n## Turn\n").replace("## ", "### ")
+    own = own.replace("### Turn", "## Turn")
+    units = parse_file("book.md", own.encode(), game="x").units
+    assert units[1].title == "Turn" and "- Setup\n- Movement\n- Combat" in units[1].text
+
+
+def test_word_contents_fields_as_word_really_writes_them() -> None:
+    """Second review round: Word ends a contents field in an empty paragraph of
+    its own, which must still close it (a later field closing instead took the
+    whole book); a field code split over runs is read whole; a text box
+    anchored in an entry is no entry."""
+    entries = [("1 Movement", "3", 1, "_Toc1"), ("2 Shooting", "5", 1, "_Toc2"),
+               ("3 Morale", "7", 1, "_Toc3")]  # fmt: skip
+    field = contents_field(entries, links=False, control=False)
+    end = '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+    at = field.rindex(end)
+    # the TOC field's end moved to an empty paragraph after the entries
+    field = field[:at] + field[at + len(end) :] + f"<w:p>{end}</w:p>"
+    # and a later field opening in an empty paragraph, closing in one with text
+    later = (
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> INCLUDETEXT x '
+        '</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r></w:p>'
+        f'<w:p><w:r><w:t>Appendix text.</w:t></w:r>{end}</w:p>'
+    )  # fmt: skip
+    body = (
+        field
+        + bookmarked_heading("Movement", 1, "_Toc1")
+        + para("Move 6 inches.")
+        + later
+        + bookmarked_heading("Shooting", 1, "_Toc2")
+        + para("Roll a die.")
+    )
+    units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
+    assert [u.text for u in units] == ["Move 6 inches.\nAppendix text.", "Roll a die."]
+    split = contents_field(entries, links=False, control=False).replace(
+        "> TOC \\o", "> TO</w:instrText></w:r><w:r><w:instrText>C \\o"
+    )
+    plain = STYLES + TOC_STYLES.replace('w:val="toc ', 'w:val="Index ')
+    body = split + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")
+    result = parse_file("club.docx", docx(body, plain), game="x")
+    assert [u.text for u in result.units] == ["Move 6 inches."]
+    box = (
+        '<w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox>'
+        "<w:txbxContent><w:p><w:r><w:t>Components: 40 cards.</w:t></w:r></w:p></w:txbxContent>"
+        "</v:textbox></v:shape></w:pict></w:r>"
+    )
+    boxed = contents_field(entries, links=False, control=False)
+    first = boxed.index("</w:p>")
+    boxed = boxed[:first] + box + boxed[first:]
+    body = boxed + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")
+    units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
+    assert "Components: 40 cards." in units[0].text

@@ -815,3 +815,54 @@ def test_a_list_of_links_inside_a_rule_is_the_rules(rule: str, kept: str) -> Non
     result = parse_file("army.html", page.encode(), game="x")
     assert kept in result.units[0].text
     assert "table of contents lines" not in result.dropped
+
+
+@pytest.mark.parametrize(
+    ("rule", "kept"),
+    [
+        # a section's own list of its subsections is its text
+        ('<h2>Sequence of Play</h2><ol><li><a href="#a">Knight</a></li><li><a href="#b">Squire</a>'
+         '</li><li><a href="#c">Archer</a></li></ol>', "1. Knight\n2. Squire"),
+        # a lead-in or a follow-up as bare text, not in a paragraph
+        ('<h2>Turn</h2>Each turn, in this order:<ol><li><a href="#a">Knight</a></li><li>'
+         '<a href="#b">Squire</a></li><li><a href="#c">Archer</a></li></ol>', "1. Knight"),
+        ('<h2>Turn</h2><ol><li><a href="#a">Knight</a></li><li><a href="#b">Squire</a></li><li>'
+         '<a href="#c">Archer</a></li></ol>Both players finish each step first.', "1. Knight"),
+        # a box around the list, after a lead-in
+        ('<h2>Turn</h2><p>The phases are:</p><div><ol><li><a href="#a">Knight</a></li><li>'
+         '<a href="#b">Squire</a></li><li><a href="#c">Archer</a></li></ol></div>', "1. Knight"),
+        # points that rise, after a plain space: values, not page numbers
+        ('<h2>Units and Costs</h2><ul><li><a href="#a">Knight</a> 50</li><li><a href="#b">Squire'
+         '</a> 75</li><li><a href="#c">Archer</a> 150</li></ul>', "- Knight 50"),
+    ],
+)  # fmt: skip
+def test_a_sections_own_list_of_links_is_its_text(rule: str, kept: str) -> None:
+    """Second review round: lists of links that are a rule's text."""
+    targets = _TARGETS.replace("<h2", "<h3").replace("</h2>", "</h3>")
+    page = f"<html><body><h1>Army</h1><p>Intro.</p>{rule}{targets}</body></html>"
+    result = parse_file("army.html", page.encode(), game="x")
+    assert kept in result.units[1].text
+    assert "table of contents lines" not in result.dropped
+
+
+def test_a_contents_box_before_sections_and_a_deep_list_are_read() -> None:
+    """Sphinx's contents box sits between the title and <section>s, which start
+    with their headings: it goes. A list nested 400 deep is read, not refused."""
+    sphinx = (
+        '<html><body><div role="main"><section id="rules"><h1>Rules</h1>'
+        '<div class="contents local topic"><p class="topic-title">Contents</p><ul>'
+        '<li><p><a href="#m">Movement</a></p></li><li><p><a href="#s">Shooting</a></p></li>'
+        '<li><p><a href="#f">Fighting</a></p></li></ul></div>'
+        '<section id="m"><h2>Movement</h2><p>Move 6.</p></section>'
+        '<section id="s"><h2>Shooting</h2><p>Roll.</p></section>'
+        '<section id="f"><h2>Fighting</h2><p>Fight.</p></section></section></div></body></html>'
+    )
+    result = parse_file("rules.html", sphinx.encode(), game="x")
+    assert [u.text for u in result.units] == ["Move 6.", "Roll.", "Fight."]
+    assert result.dropped["table of contents lines"] == 4
+    deep = "".join(f'<ul><li><a href="#h{i}">H{i}</a>' for i in range(400))
+    deep += "</li></ul>" * 400
+    deep += "".join(f'<h2 id="h{i}">H{i}</h2><p>Rule {i}.</p>' for i in range(400))
+    result = parse_file("deep.html", f"<html><body>{deep}</body></html>".encode(), game="x")
+    assert len(result.units) == 400
+    assert result.dropped["table of contents lines"] == 400

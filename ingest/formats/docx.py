@@ -156,13 +156,18 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
     body = root.find(f"{_W}body")
     if body is None:
         return 0
-    # fields nest (a PAGEREF in each entry): a stack of "is this a TOC field?"
-    stack: list[bool] = []
+    # fields nest (a PAGEREF in each entry): a stack of each open field's code
+    # so far (Word may split " TOC \\o" over several runs)
+    stack: list[str] = []
     contents: list[Any] = []  # paragraphs all inside the field, or in a toc style
     emptied: list[list[Any]] = []  # the field's text in paragraphs that go on
     mixed: set[int] = set()  # those paragraphs
+    # every paragraph's field marks count (Word ends a contents field in an
+    # empty paragraph of its own), only those with words can go
     paragraphs = [p for p in body.iter(f"{_W}p") if _words(p)]
-    for p in paragraphs:
+    for p in body.iter(f"{_W}p"):
+        if p.getparent() is not None and p.getparent().tag == f"{_W}txbxContent":
+            continue  # a text box's paragraph: read with the paragraph it sits in
         inside = outside = False
         texts: list[Any] = []  # the field's text in this paragraph
         for node in p.iter(f"{_W}fldChar", f"{_W}instrText", f"{_W}t", f"{_W}fldSimple"):
@@ -170,17 +175,19 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
             if tag == f"{_W}fldChar":
                 kind = node.get(f"{_W}fldCharType")
                 if kind == "begin":
-                    stack.append(False)
+                    stack.append("")
                 elif kind == "end" and stack:
                     stack.pop()
             elif tag == f"{_W}instrText":
-                if stack and (node.text or "").strip().upper().startswith("TOC"):
-                    stack[-1] = True
+                if stack:
+                    stack[-1] += node.text or ""
             elif tag == f"{_W}fldSimple":
                 if (node.get(f"{_W}instr") or "").strip().upper().startswith("TOC"):
                     inside = True
             elif (node.text or "").strip():
-                if any(stack) or _in_toc_simple(node):
+                if _in_text_box(node, p):
+                    outside = True  # a box anchored here (a sidebar) is no entry
+                elif _in_toc(stack) or _in_toc_simple(node):
                     inside = True
                     texts.append(node)
                 else:
@@ -191,7 +198,7 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
             # the field ends (or starts) inside a paragraph that goes on
             emptied.append(texts)
             mixed.add(id(p))
-    if any(stack):
+    if _in_toc(stack):
         # A TOC field that never ends (a damaged file) would take the rest of
         # the book with it: then only the contents' own styles are trusted.
         contents, emptied, mixed = [], [], set()
@@ -215,6 +222,21 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
             parent.remove(p)
             gone += 1
     return gone
+
+
+def _in_toc(stack: list[str]) -> bool:
+    """Is any of the open fields a TOC field?"""
+    return any(code.strip().upper().startswith("TOC") for code in stack)
+
+
+def _in_text_box(node: Any, p: Any) -> bool:
+    """Is this text in a text box anchored in paragraph ``p``?"""
+    for up in node.iterancestors():
+        if up is p:
+            return False
+        if up.tag == f"{_W}txbxContent":
+            return True
+    return False
 
 
 def _in_toc_simple(node: Any) -> bool:

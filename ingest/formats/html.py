@@ -48,6 +48,7 @@ optional rule, which losing would cost more than a sidebar's text leaking.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from itertools import pairwise
 from typing import Any
 from urllib.parse import unquote
@@ -113,8 +114,15 @@ _NOT_NOTES = ("h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "main", 
 MAX_NOTE_CHARS = 3000  # the longest box taken whole as one footnote
 # What a footnote goes after: the block its mark sits in.
 _NOTE_ANCHORS = ("p", "li", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "div")
-# What may stand beside a contents entry's links: leader dots, a page number.
-CONTENTS_TAIL = re.compile(r"^[\s.\u00b7\u2026_]*(?:\d{1,4}|[ivxlc]{1,6})?\s*$", re.I)
+# What may follow a contents entry's links: a page number set off by a tab, a
+# no-break space or leader dots (a plain space before a number makes it a
+# value: "Knight 150").
+CONTENTS_TAIL = re.compile(
+    r"^[ \r\n]*(?:(?:[\t\u00a0]|[.\u00b7_]{2,}|\u2026)[\s.\u00b7\u2026_]*(?:\d{1,4}|[ivxlc]{1,6})?)?\s*$",
+    re.I,
+)
+# Past these a list is no longer in a box of its own, but on the page.
+_PAGE_ROOTS = ("body", "main", "article", "html", "[document]")
 MIN_CONTENTS_ENTRIES = 3  # consecutive entries that make a contents list
 CONTENTS_LABEL_WORDS = 4  # the most words a contents list's label ("Table of Contents") has
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
@@ -399,19 +407,26 @@ def _drop_contents(soup: Any) -> int:
     A contents list is known by what its links point at and where it sits,
     not by its name or its language: three or more consecutive entries
     (paragraphs, or the items of a list and its sub-lists), each nothing but
-    links to headings further down this page, with perhaps leader dots and a
-    page number after them (page numbers never go down), alone in its part of
-    the page (between headings, or first in its box) but for a short label
-    line above it ("Table of Contents"), which goes too. That is how Word's and
-    Google Docs' contents come out of their converters, and how a hand-made
-    one reads. Left in, it was a rule (or the first rule's text) holding every
+    links to headings further down this page, with perhaps a page number set
+    off by a tab, a no-break space or leader dots (page numbers never go
+    down), alone in its part of the page (nothing but a short label line
+    above it, which goes too, and nothing after it before the next heading,
+    through any box it sits in). That is how Word's, LibreOffice's and Google
+    Docs' contents come out of their converters, and how a hand-made one
+    reads. Left in, it was a rule (or the first rule's text) holding every
     heading's name, which matched questions about any of them.
 
-    A list of links inside a rule is the rule's: "The phases are:" over links
-    to each phase, special rules in a table cell, "Knight 150" points or
-    "Rifle - 24" ranges (a number with a sign or a dash, or before the link,
-    is no page number), a link in a sentence, links to other pages.
+    A section's own list of its subsections ("Sequence of Play" over links to
+    each phase, "Units and Costs" over its units) is that rule's text: a list
+    whose links all point at headings below the heading it sits under, inside
+    that heading's section, stays, unless that heading is the page's title
+    (the only heading of the top level). So do a list after a lead-in or
+    before more text, numbers that are not page numbers ("Knight 150",
+    "Rifle - 24", "-1", "1 Ambush"), a link in a sentence, links in a table's
+    cell, and links to other pages.
     """
+    from bs4 import NavigableString
+
     order: dict[int, int] = {}
     targets: dict[str, Any] = {}
     for n, el in enumerate(soup.find_all(True)):
@@ -420,50 +435,82 @@ def _drop_contents(soup: Any) -> int:
             value = el.get(key)
             if isinstance(value, str) and value:
                 targets.setdefault(value, el)
-    headings = {id(h) for h in soup.find_all(_HEADING_TAGS)}
+    heads = [(order[id(h)], _HEADINGS[h.name], h) for h in soup.find_all(_HEADING_TAGS)]
+    headings = {id(h) for _, _, h in heads}
+    starts = [pos for pos, _, _ in heads]
+    # where each heading's section ends: the next heading of its level or above
+    ends: list[int | None] = [None] * len(heads)
+    open_: list[int] = []
+    for i, (pos, level, _) in enumerate(heads):
+        while open_ and heads[open_[-1]][1] >= level:
+            ends[open_.pop()] = pos
+        open_.append(i)
+    top = min((level for _, level, _ in heads), default=0)
+    title_level = top if sum(1 for _, level, _ in heads if level == top) == 1 else 0
+    seen: dict[int, tuple[list[Any] | None, int | None]] = {}
 
-    def heads_section(target: Any) -> bool:
-        """Is ``target`` a heading, inside one, or a box that opens with one?"""
-        if id(target) in headings or target.find_parent(_HEADING_TAGS) is not None:
-            return True
+    def heading_of(target: Any) -> Any | None:
+        """The heading ``target`` is, is inside, opens, or stands just before."""
+        if id(target) in headings:
+            return target
+        up = target.find_parent(_HEADING_TAGS)
+        if up is not None:
+            return up
         first = next((c for c in target.children if getattr(c, "name", None)), None)
         if first is not None and id(first) in headings and _first_text_child(target) is first:
-            return True
+            return first
         # an empty anchor just before its heading (<a id="x"></a><h2>...)
         nxt = target.find_next_sibling()
-        return not _text(target) and nxt is not None and id(nxt) in headings
+        if not _text(target) and nxt is not None and id(nxt) in headings:
+            return nxt
+        return None
 
-    def entry(el: Any) -> tuple[bool, int | None]:
-        """Is ``el`` a contents entry, and its page number if it shows one."""
-        if el.find_parent(["td", "th"]) is not None:
-            return False, None
-        own = el
-        if el.name == "li":
-            own = el.__copy__()
-            for sub in own.find_all(["ul", "ol"]):
-                sub.decompose()
-        links = own.find_all("a", href=True)
-        if not links or own.find(_HEADING_TAGS) is not None:
-            return False, None
+    def entry(el: Any) -> tuple[list[Any] | None, int | None]:
+        """The headings a contents entry links to (None: no entry), and the
+        page number it shows."""
+        if id(el) not in seen:
+            seen[id(el)] = read_entry(el)
+        return seen[id(el)]
+
+    def read_entry(el: Any) -> tuple[list[Any] | None, int | None]:
+        links, head, tail = _own_links(el)
+        if not links or head.strip() or not CONTENTS_TAIL.match(tail):
+            return None, None
+        if any(up.name in ("td", "th") for up in el.parents):
+            return None, None
+        found = []
         for a in links:
             href = a.get("href")
             if not isinstance(href, str) or not href.startswith("#") or len(href) < 2:
-                return False, None
+                return None, None
             target = targets.get(unquote(href[1:]))
-            if target is None or not heads_section(target):
-                return False, None
-            if order.get(id(target), -1) < order.get(id(el), 0):
-                return False, None  # a contents list comes before what it lists
-        # the words outside the links: nothing before them, a page number after
-        head, tail = _around_links(own, links)
-        if head.strip() or not CONTENTS_TAIL.match(tail):
-            return False, None
+            heading = heading_of(target) if target is not None else None
+            if heading is None or order[id(heading)] < order.get(id(el), 0):
+                return None, None  # a contents list comes before what it lists
+            found.append(heading)
         digits = re.search(r"\d+", tail)
-        return True, int(digits.group()) if digits else None
+        return found, int(digits.group()) if digits else None
 
-    def pages_rise(entries: list[Any]) -> bool:
-        numbers = [n for _, n in map(entry, entries) if n is not None]
-        return all(a <= b for a, b in pairwise(numbers))
+    def own_subsections(first: Any, linked: list[Any]) -> bool:
+        """Do the links all point below the heading the list sits under, inside
+        its section (and is that heading not the page's title)?"""
+        i = bisect_right(starts, order[id(first)]) - 1
+        if i < 0 or heads[i][1] == title_level:
+            return False
+        level, end = heads[i][1], ends[i]
+        return all(
+            _HEADINGS[h.name] > level and (end is None or order[id(h)] < end) for h in linked
+        )
+
+    def opens_with_heading(el: Any) -> bool:
+        """Is ``el`` a box whose first words are a heading's (a <section>)?"""
+        for _ in range(BLOCK_END_DEPTH):
+            el = _first_text_child(el)
+            if el is None or isinstance(el, NavigableString):
+                return False
+            if id(el) in headings:
+                return True
+        return False
 
     def is_label(el: Any) -> bool:
         text = _text(el)
@@ -475,78 +522,109 @@ def _drop_contents(soup: Any) -> int:
         )
 
     def alone(first: Any, last: Any) -> tuple[bool, Any]:
-        """Is the list alone between headings (or in its box), but for a label
-        just above it? And that label, if any."""
+        """Is the list alone between headings, through any box it sits in, but
+        for a label line just above it? And that label, if any."""
         label = None
-        for n, sib in enumerate(first.find_previous_siblings()):
-            if id(sib) in headings:
-                break
-            if n == 0 and label is None and is_label(sib):
-                label = sib
-                continue
-            if _text(sib):
-                return False, None
-        for sib in last.find_next_siblings():
-            if id(sib) in headings:
-                break
-            if _text(sib):
-                return False, None
-        return True, label
+        node_first, node_last = first, last
+        while True:
+            opened = False  # stopped at a heading above it
+            for sib in node_first.previous_siblings:
+                if isinstance(sib, NavigableString):
+                    if sib.strip():
+                        return False, None
+                    continue
+                if id(sib) in headings:
+                    opened = True
+                    break
+                if label is None and node_first is first and is_label(sib):
+                    label = sib
+                    continue
+                if _text(sib):
+                    return False, None
+            for sib in node_last.next_siblings:
+                if isinstance(sib, NavigableString):
+                    if sib.strip():
+                        return False, None
+                    continue
+                if id(sib) in headings or opens_with_heading(sib):
+                    break
+                if _text(sib):
+                    return False, None
+            parent = node_first.parent
+            if opened or parent is None or parent.name in _PAGE_ROOTS:
+                return True, label
+            node_first = node_last = parent
 
-    dropped = 0
+    drops: list[list[Any]] = []  # what goes: a list, or a run of entries, and a label
 
-    def drop(entries: list[Any], whole: Any = None) -> None:
-        nonlocal dropped
-        ok, label = alone(whole or entries[0], whole or entries[-1])
-        if not ok or not pages_rise(entries):
+    def consider(entries: list[Any], whole: Any = None) -> None:
+        checked = [entry(el) for el in entries]
+        if any(found is None for found, _ in checked):
             return
-        if label is not None:
-            label.decompose()
-            dropped += 1
-        dropped += len(entries)
-        for el in [whole] if whole is not None else entries:
-            el.decompose()
+        pages = [n for _, n in checked if n is not None]
+        if not all(a <= b for a, b in pairwise(pages)):
+            return
+        if own_subsections(whole or entries[0], [h for found, _ in checked for h in found or ()]):
+            return
+        ok, label = alone(whole or entries[0], whole or entries[-1])
+        if ok:
+            lines = len(entries) + (label is not None)
+            drops.append([lines, *([whole] if whole is not None else entries), label])
 
     for lst in soup.find_all(["ul", "ol"]):
-        if lst.decomposed or lst.find_parent(["ul", "ol"]) is not None:
+        if lst.find_parent(["ul", "ol"]) is not None:
             continue
         items = lst.find_all("li")
-        if len(items) >= MIN_CONTENTS_ENTRIES and all(entry(li)[0] for li in items):
-            drop(items, lst)
-    for parent in soup.find_all(True):
-        if parent.decomposed:
-            continue
+        if len(items) >= MIN_CONTENTS_ENTRIES:
+            consider(items, lst)
+    boxes = {id(el.parent): el.parent for el in soup.find_all(["p", "div"]) if el.parent}
+    for parent in boxes.values():
         run: list[Any] = []
-        for child in [*parent.find_all(["p", "div"], recursive=False), None]:
+        blocks = [c for c in parent.children if getattr(c, "name", None) in ("p", "div")]
+        for child in [*blocks, None]:
             ok = (
                 child is not None
+                and entry(child)[0] is not None
                 and child.find(["p", "div", "ul", "ol", "table"]) is None
-                and entry(child)[0]
             )
             if ok and (not run or run[-1].find_next_sibling() is child):
                 run.append(child)
                 continue
             if len(run) >= MIN_CONTENTS_ENTRIES:
-                drop(run)
+                consider(run)
             run = [child] if ok else []
+    dropped = 0
+    gone: set[int] = set()
+    for lines, *elements in drops:
+        if any(id(el) in gone for el in elements if el is not None):
+            continue  # inside a list already gone
+        dropped += lines
+        for el in elements:
+            if el is not None:
+                gone.update(id(d) for d in el.descendants)
+                gone.add(id(el))
+                el.extract()
     return dropped
 
 
-def _around_links(el: Any, links: list[Any]) -> tuple[str, str]:
-    """The text of ``el`` outside ``links``: before the first, and after it
-    (between the links and after the last: leader dots and a page number)."""
+def _own_links(el: Any) -> tuple[list[Any], str, str]:
+    """An entry's links (not those of a list nested in it), the text before the
+    first, and the text outside them after it: leader dots and a page number."""
     from bs4 import NavigableString
 
-    inside = {id(a) for a in links}
+    links: list[Any] = []
     head: list[str] = []
     tail: list[str] = []
-    seen = False
-    for node in el.descendants:
-        if id(node) in inside:
-            seen = True
-        if isinstance(node, NavigableString) and not any(id(p) in inside for p in node.parents):
-            (tail if seen else head).append(str(node))
-    return "".join(head), "".join(tail)
+    stack = list(reversed(list(el.children)))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, NavigableString):
+            (tail if links else head).append(str(node))
+        elif node.name == "a" and node.get("href") is not None:
+            links.append(node)
+        elif node.name not in ("ul", "ol"):
+            stack.extend(reversed(list(node.children)))
+    return links, "".join(head), "".join(tail)
 
 
 def _first_text_child(el: Any) -> Any:

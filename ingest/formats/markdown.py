@@ -374,26 +374,33 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
 
     Read as the HTML reader reads a page's (``html._drop_contents``): a list of
     three or more items, each nothing but links to headings further down the
-    file (``- [Charging](#charging)``), perhaps with a page number that never
-    goes down, alone between headings but for a short label line above it,
-    which goes too; and a tool's placeholder for one (``[TOC]``, ``[[_TOC_]]``,
-    ``{:toc}``), which the tool would have filled with the same. Left in,
-    every heading's name was a rule's text. The anchors are compared as
-    letters and digits, so GitHub's, GitLab's and MkDocs' slugs all match
-    (``#running--walking`` and ``#running-walking`` for "Running & Walking",
-    percent-encoded or not, with GitHub's ``-1`` for a repeated heading), as
-    does an explicit ``{#id}``. A list of links inside a rule ("The phases
-    are:" over links to each phase; ``[Fireball](#fireball) `3d6```), a link in
-    a sentence and links to other files are the rules' own.
+    file (``- [Charging](#charging)``), perhaps with a page number set off by
+    leader dots that never goes down, alone between headings but for a short
+    label line above it, which goes too (an HTML comment, as doctoc and
+    markdown-toc mark theirs, or a rule line beside it changes nothing); and
+    a tool's placeholder for one (``[TOC]``, ``[[_TOC_]]``, ``{:toc}``), which
+    the tool would have filled with the same. Left in, every heading's name
+    was a rule's text. The anchors are compared as letters and digits, so
+    GitHub's, GitLab's and MkDocs' slugs all match (``#running--walking`` and
+    ``#running-walking`` for "Running & Walking", percent-encoded or not,
+    with GitHub's ``-1`` for a repeated heading), as does an explicit
+    ``{#id}``. A section's own list of its subsections ("## Sequence of
+    Play" over links to its phases) is its text, as in HTML, and so is a list
+    after a lead-in, with a code span, or before more text.
     """
+    heads: list[tuple[int, int]] = []  # (token, level)
     anchors: dict[str, int] = {}  # anchor key -> where its heading is
     for n, tok in enumerate(tokens[:-1]):
         if tok.type == "heading_open" and tokens[n + 1].type == "inline":
+            heads.append((n, int(tok.tag[1])))
             title = tokens[n + 1].content
             explicit = _HEADING_ID.search(title)
             if explicit:
                 anchors.setdefault(_anchor_key(explicit.group(1)), n)
             anchors.setdefault(_anchor_key(_HEADING_ATTRS.sub("", title)), n)
+    levels = dict(heads)
+    top = min(levels.values(), default=0)
+    title_level = top if sum(1 for level in levels.values() if level == top) == 1 else 0
 
     def heading_at(href: str) -> int:
         target = unquote(href[1:])
@@ -402,27 +409,39 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
                 return anchors[key]
         return -1
 
-    def entry(inline: Any, at: int) -> tuple[bool, int | None]:
-        links = depth = 0
+    def entry(inline: Any, at: int) -> tuple[list[int] | None, int | None]:
+        """The headings an item links to (None: no contents entry), its page."""
+        found: list[int] = []
+        depth = 0
         rest: list[str] = []
         for child in inline.children or ():
             if child.type == "link_open":
                 href = str(child.attrs.get("href") or "")
                 if not href.startswith("#") or heading_at(href) <= at:
-                    return False, None
-                links += 1
+                    return None, None
+                found.append(heading_at(href))
                 depth += 1
             elif child.type == "link_close":
                 depth -= 1
             elif depth == 0:
-                if not links and child.content.strip():
-                    return False, None  # words before the link: "1 [Ambush](#ambush)"
+                if not found and child.content.strip():
+                    return None, None  # words before the link: "1 [Ambush](#ambush)"
                 rest.append(child.content if child.type != "softbreak" else " ")
         tail = "".join(rest)
-        if not links or not html.CONTENTS_TAIL.match(tail):
-            return False, None
+        if not found or not html.CONTENTS_TAIL.match(tail):
+            return None, None
         digits = re.search(r"\d+", tail)
-        return True, int(digits.group()) if digits else None
+        return found, int(digits.group()) if digits else None
+
+    def own_subsections(at: int, linked: list[int]) -> bool:
+        """Do the links all point below the heading the list sits under, inside
+        its section (and is that heading not the file's title)?"""
+        owner = max((pos for pos, _ in heads if pos < at), default=-1)
+        if owner < 0 or levels[owner] == title_level:
+            return False
+        level = levels[owner]
+        end = next((pos for pos, lv in heads if pos > owner and lv <= level), len(tokens))
+        return all(levels[h] > level and h < end for h in linked)
 
     def is_label(n: int) -> bool:
         """Is the paragraph opening at ``n`` a short label line ("Contents")?"""
@@ -432,6 +451,12 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
             and 0 < len(text.split()) <= html.CONTENTS_LABEL_WORDS
             and not text.endswith((*_SENTENCE_END, ":"))
             and "](" not in text
+        )
+
+    def neutral(tok: Any) -> bool:
+        """A token that says nothing: a comment (doctoc's markers), a rule line."""
+        return tok.type == "hr" or (
+            tok.type == "html_block" and tok.content.strip().startswith("<!--")
         )
 
     found: dict[int, tuple[int, int]] = {}
@@ -456,23 +481,32 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
         if (
             items >= html.MIN_CONTENTS_ENTRIES
             and all(t.type in _LIST_TOKENS for t in part)
-            and all(ok for ok, _ in checked)
+            and all(linked is not None for linked, _ in checked)
             and all(a <= b for a, b in pairwise(pages))
+            and not own_subsections(n, [h for linked, _ in checked for h in linked or ()])
         ):
             # alone: a heading (or the start, or a placeholder) before it, but
             # for a label line; a heading (or the end, or a placeholder) after
             before = n
+            while before > 0 and neutral(tokens[before - 1]):
+                before -= 1
             label = -1
-            if before >= 3 and tokens[before - 1].type == "paragraph_close":
-                start = before - 3
-                if is_label(start):
-                    label, before = start, start
+            if (
+                before >= 3
+                and tokens[before - 1].type == "paragraph_close"
+                and is_label(before - 3)
+            ):
+                label = before = before - 3
+                while before > 0 and neutral(tokens[before - 1]):
+                    before -= 1
             first = (
                 before == 0
                 or tokens[before - 1].type == "heading_close"
                 or (before >= 3 and before - 3 in placeholders)
             )
             after = end + 1
+            while after < len(tokens) and neutral(tokens[after]):
+                after += 1
             last = (
                 after >= len(tokens)
                 or tokens[after].type == "heading_open"
