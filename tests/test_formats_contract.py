@@ -856,8 +856,9 @@ def test_a_bold_quote_or_caption_style_makes_no_hand_made_heading() -> None:
     # the same in a file python-docx made from Word's own template (a review helper's)
     made = (FIXTURES.parent / "word" / "intense_quote.docx").read_bytes()
     units = parse_file("made.docx", made, game="x").units
-    assert [u.title for u in units] == ["Skirmish Rules", "Setup", "Movement", "Combat"]
-    assert "Remember that terrain always slows units down" in units[2].text
+    # (its "Title" line is the document's title, not a rule holding only that)
+    assert [u.title for u in units] == ["Setup", "Movement", "Combat"]
+    assert "Remember that terrain always slows units down" in units[1].text
 
 
 @pytest.mark.parametrize("links", [True, False], ids=["linked", "plain"])
@@ -887,9 +888,12 @@ def test_a_word_table_of_contents_is_no_rule(links: bool, control: bool) -> None
     )
     result = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x")
     by_id = {u.rule_id: u.text for u in result.units}
-    assert list(by_id) == ["club", "movement", "movement/running", "shooting"]
-    assert by_id["club"] == "Brass Rules"
+    # the "Title" line names the book and is no rule of its own
+    assert list(by_id) == ["movement", "movement/running", "shooting"]
     assert result.dropped["table of contents lines"] == 4
+    intro = body.replace(para("Brass Rules", "Title"), para("Brass Rules", "Title") + para("Hi."))
+    front = parse_file("club.docx", docx(intro, STYLES + TOC_STYLES), game="x").units[0]
+    assert (front.rule_id, front.title, front.text) == ("brass-rules", "Brass Rules", "Hi.")
     # the field ending inside a paragraph that goes on: that text is kept
     tail = contents_field(entries, links=links, control=False, after_end="Play on a table.")
     body = tail + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")

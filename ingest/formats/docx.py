@@ -111,6 +111,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         levels = {_matcher(sid, name): level for sid, (level, name) in headings.items()}
         outlined = set(headings)
         contents = _drop_contents_field(root, styles)
+        styled_title = _title_line(root, styles)
         typed, typed_title = _typeset_headings(root, outlined, styles)
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
@@ -119,7 +120,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
         except Exception:  # odd numbering: no numbers, the rules still read
             numbered = False
-        if typed or numbered or contents:
+        if typed or numbered or contents or styled_title:
             data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
@@ -127,7 +128,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             style_map=style_map,
             convert_image=mammoth.images.img_element(lambda image: {}),
         )
-        title = (_core_title(core) if core else "") or typed_title
+        title = (_core_title(core) if core else "") or styled_title or typed_title
     except RulebookError:
         raise
     except Exception as e:  # zip, XML or mammoth errors: a damaged or foreign file
@@ -136,6 +137,22 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             f"{name}: not a readable Word document ({reason}); is the file complete?"
         ) from None
     return result.value, title, contents
+
+
+def _title_line(root: Any, styles: _Styles) -> str:
+    """Take the document's title line out of its text, and return it: its first
+    paragraph, when that is in Word's own "Title" style. Left in, it was a rule
+    of its own holding only the book's name, which ranked first for any
+    question that named the game."""
+    body = root.find(f"{_W}body")
+    first = next((p for p in body.iter(f"{_W}p") if _words(p)), None) if body is not None else None
+    if first is None or styles.names.get(_style_of(first), "").lower() != "title":
+        return ""
+    text = " ".join("".join(t.text or "" for t in first.iter(f"{_W}t")).split())
+    parent = first.getparent()
+    if parent is not None:
+        parent.remove(first)
+    return text
 
 
 def _drop_contents_field(root: Any, styles: _Styles) -> int:
