@@ -1096,3 +1096,73 @@ def test_word_contents_fields_as_word_really_writes_them() -> None:
     body = boxed + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6 inches.")
     units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
     assert "Components: 40 cards." in units[0].text
+
+
+SPELLS_MD = """# Ember & Ash
+
+## Classes
+
+### Wizard
+
+#### Wizard Spells
+
+- [Fire Bolt](#fire-bolt)
+- [Shield](#shield)
+- [Sleep](#sleep)
+
+### Quick Reference
+
+- [Bolts deal 1d10](#fire-bolt)
+- [Shields give +5 AC](#shield)
+- [Sleep fells 5 HD](#sleep)
+
+## Spells
+
+### Fire Bolt
+
+Deal 1d10 fire damage.
+
+### Shield
+
+Gain +5 AC.
+
+### Sleep
+
+Creatures of 5 HD or fewer sleep.
+"""
+
+
+def test_lists_of_links_to_definitions_elsewhere_are_rules() -> None:
+    """Third review round: a class's list of spells, linked to a later chapter,
+    and a quick reference whose links are rule sentences are rules, in
+    Markdown and as a page: a contents list starts at the first heading after
+    it, and each entry names its heading."""
+    result = parse_file("ember.md", SPELLS_MD.encode(), game="x")
+    by_title = {u.title: u.text for u in result.units}
+    assert by_title["Wizard Spells"] == "- Fire Bolt\n- Shield\n- Sleep"
+    assert by_title["Quick Reference"].startswith("- Bolts deal 1d10")
+    assert "table of contents lines" not in result.dropped
+    import markdown_it
+
+    page = markdown_it.MarkdownIt("commonmark").render(SPELLS_MD)
+    for name in ("Fire Bolt", "Shield", "Sleep"):
+        page = page.replace(
+            f"<h3>{name}</h3>", f'<h3 id="{name.lower().replace(" ", "-")}">{name}</h3>'
+        )
+    as_html = parse_file("ember.html", f"<html><body>{page}</body></html>".encode(), game="x")
+    assert {u.title: u.text for u in as_html.units} == by_title
+
+
+def test_a_text_box_in_a_contents_entry_made_plain_stays() -> None:
+    """Third review round: an entry in a "toc 1" style with no field left (made
+    plain text) goes by its style, but a box anchored in it keeps its text."""
+    box = (
+        '<w:r><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox>'
+        "<w:txbxContent><w:p><w:r><w:t>Components: 40 cards.</w:t></w:r></w:p></w:txbxContent>"
+        "</v:textbox></v:shape></w:pict></w:r>"
+    )
+    entries = [para("Movement\t3", "TOC1"), para("Shooting\t5", "TOC1")]
+    entries[0] = entries[0].replace("</w:p>", box + "</w:p>")
+    body = "".join(entries) + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6.")
+    units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
+    assert [u.text for u in units] == ["Components: 40 cards.", "Move 6."]

@@ -219,12 +219,15 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
         # A TOC field that never ends (a damaged file) would take the rest of
         # the book with it: then only the contents' own styles are trusted.
         contents, emptied, mixed = [], [], set()
-    contents += [
-        p
-        for p in paragraphs
-        if _TOC_STYLE.match(styles.names.get(_style_of(p), "")) and id(p) not in mixed
-    ]
-    doomed = {id(p) for p in contents}
+    for p in paragraphs:
+        if _TOC_STYLE.match(styles.names.get(_style_of(p), "")) and id(p) not in mixed:
+            boxed = [t for t in p.iter(f"{_W}t") if _in_text_box(t, p)]
+            if boxed:  # a box anchored in the entry keeps its paragraph
+                emptied.append([t for t in p.iter(f"{_W}t") if not _in_text_box(t, p)])
+                mixed.add(id(p))
+            else:
+                contents.append(p)
+    doomed = {id(p) for p in contents} | mixed
     for n, p in enumerate(paragraphs[:-1]):
         name = styles.names.get(_style_of(p), "").lower()
         if name == "toc heading" and id(paragraphs[n + 1]) in doomed:

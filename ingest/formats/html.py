@@ -449,8 +449,15 @@ def _drop_contents(soup: Any) -> int:
     title_level = top if sum(1 for _, level, _ in heads if level == top) == 1 else 0
     seen: dict[int, tuple[list[Any] | None, int | None]] = {}
 
+    found_heading: dict[int, Any] = {}
+
     def heading_of(target: Any) -> Any | None:
         """The heading ``target`` is, is inside, opens, or stands just before."""
+        if id(target) not in found_heading:
+            found_heading[id(target)] = find_heading(target)
+        return found_heading[id(target)]
+
+    def find_heading(target: Any) -> Any | None:
         if id(target) in headings:
             return target
         up = target.find_parent(_HEADING_TAGS)
@@ -461,7 +468,7 @@ def _drop_contents(soup: Any) -> int:
             return first
         # an empty anchor just before its heading (<a id="x"></a><h2>...)
         nxt = target.find_next_sibling()
-        if not _text(target) and nxt is not None and id(nxt) in headings:
+        if nxt is not None and id(nxt) in headings and not _text(target):
             return nxt
         return None
 
@@ -488,6 +495,9 @@ def _drop_contents(soup: Any) -> int:
             if heading is None or order[id(heading)] < order.get(id(el), 0):
                 return None, None  # a contents list comes before what it lists
             found.append(heading)
+        # an entry names its heading ("1.2 Charging .... 4" for "Charging")
+        if anchor_key(_text(found[0])) not in anchor_key(_text(links[0])):
+            return None, None
         digits = re.search(r"\d+", tail)
         return found, int(digits.group()) if digits else None
 
@@ -564,7 +574,16 @@ def _drop_contents(soup: Any) -> int:
         pages = [n for _, n in checked if n is not None]
         if not all(a <= b for a, b in pairwise(pages)):
             return
-        if own_subsections(whole or entries[0], [h for found, _ in checked for h in found or ()]):
+        linked = [h for found, _ in checked for h in found or ()]
+        # in the page's order, each once, from the first heading after the list:
+        # a list of links to definitions elsewhere (a class's spells) is not
+        at = [order[id(h)] for h in linked]
+        after = bisect_right(starts, order[id(whole or entries[-1])])
+        if after >= len(heads) or heads[after][2] is not linked[0]:
+            return
+        if not all(a < b for a, b in pairwise(at)):
+            return
+        if own_subsections(whole or entries[0], linked):
             return
         ok, label = alone(whole or entries[0], whole or entries[-1])
         if ok:
@@ -605,6 +624,12 @@ def _drop_contents(soup: Any) -> int:
                 gone.add(id(el))
                 el.extract()
     return dropped
+
+
+def anchor_key(text: str) -> str:
+    """A heading's name as anchors and contents entries compare it: letters and
+    digits only ("Running & Walking", "running--walking", "1 Running 3")."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def _own_links(el: Any) -> tuple[list[Any], str, str]:

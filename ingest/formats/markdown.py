@@ -40,6 +40,7 @@ warning (``outline.build_units``).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from html import escape
 from itertools import pairwise
 from typing import Any
@@ -364,11 +365,6 @@ def outline_of(text: str) -> Outline:
     return outline
 
 
-def _anchor_key(text: str) -> str:
-    """A heading anchor as any site's slug of it compares: letters and digits."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
-
-
 def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     """The file's own tables of contents: start token -> (end token, lines).
 
@@ -389,24 +385,38 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     after a lead-in, with a code span, or before more text.
     """
     heads: list[tuple[int, int]] = []  # (token, level)
-    anchors: dict[str, int] = {}  # anchor key -> where its heading is
+    names: dict[int, str] = {}  # heading token -> its name as a key
+    anchors: dict[str, list[int]] = {}  # anchor key -> where its headings are
     for n, tok in enumerate(tokens[:-1]):
         if tok.type == "heading_open" and tokens[n + 1].type == "inline":
             heads.append((n, int(tok.tag[1])))
             title = tokens[n + 1].content
+            names[n] = html.anchor_key(_HEADING_ATTRS.sub("", _inline_text(tokens[n + 1])))
             explicit = _HEADING_ID.search(title)
             if explicit:
-                anchors.setdefault(_anchor_key(explicit.group(1)), n)
-            anchors.setdefault(_anchor_key(_HEADING_ATTRS.sub("", title)), n)
+                anchors.setdefault(html.anchor_key(explicit.group(1)), []).append(n)
+            anchors.setdefault(html.anchor_key(_HEADING_ATTRS.sub("", title)), []).append(n)
     levels = dict(heads)
+    starts = [pos for pos, _ in heads]
+    ends: dict[int, int] = {}  # where each heading's section ends
+    open_: list[int] = []
+    for pos, level in heads:
+        while open_ and levels[open_[-1]] >= level:
+            ends[open_.pop()] = pos
+        open_.append(pos)
     top = min(levels.values(), default=0)
     title_level = top if sum(1 for level in levels.values() if level == top) == 1 else 0
 
     def heading_at(href: str) -> int:
         target = unquote(href[1:])
-        for key in (_anchor_key(target), _anchor_key(re.sub(r"-\d+$", "", target))):
-            if key in anchors:
-                return anchors[key]
+        if (key := html.anchor_key(target)) in anchors:
+            return anchors[key][0]
+        # GitHub's "#example-1": the second heading named "Example"
+        repeat = re.fullmatch(r"(.*)-(\d+)", target)
+        if repeat:
+            same = anchors.get(html.anchor_key(repeat.group(1)), [])
+            if int(repeat.group(2)) < len(same):
+                return same[int(repeat.group(2))]
         return -1
 
     def entry(inline: Any, at: int) -> tuple[list[int] | None, int | None]:
@@ -430,18 +440,33 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
         tail = "".join(rest)
         if not found or not html.CONTENTS_TAIL.match(tail):
             return None, None
+        # an entry names its heading ("[1.2 Charging](#charging)" for "Charging")
+        if names[found[0]] not in html.anchor_key(_inline_text(inline)):
+            return None, None
         digits = re.search(r"\d+", tail)
         return found, int(digits.group()) if digits else None
 
     def own_subsections(at: int, linked: list[int]) -> bool:
         """Do the links all point below the heading the list sits under, inside
         its section (and is that heading not the file's title)?"""
-        owner = max((pos for pos, _ in heads if pos < at), default=-1)
-        if owner < 0 or levels[owner] == title_level:
+        i = bisect_right(starts, at) - 1
+        if i < 0 or levels[starts[i]] == title_level:
             return False
-        level = levels[owner]
-        end = next((pos for pos, lv in heads if pos > owner and lv <= level), len(tokens))
+        owner = starts[i]
+        level, end = levels[owner], ends.get(owner, len(tokens))
         return all(levels[h] > level and h < end for h in linked)
+
+    def in_order(linked: list[int], end: int) -> bool:
+        """The headings in the file's order, each once, from the first after the
+        list: a list of links to definitions elsewhere (a class's spells) is no
+        contents list."""
+        after = bisect_right(starts, end)
+        return (
+            bool(linked)
+            and after < len(starts)
+            and starts[after] == linked[0]
+            and all(a < b for a, b in pairwise(linked))
+        )
 
     def is_label(n: int) -> bool:
         """Is the paragraph opening at ``n`` a short label line ("Contents")?"""
@@ -483,6 +508,7 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
             and all(t.type in _LIST_TOKENS for t in part)
             and all(linked is not None for linked, _ in checked)
             and all(a <= b for a, b in pairwise(pages))
+            and in_order([h for linked, _ in checked for h in linked or ()], end)
             and not own_subsections(n, [h for linked, _ in checked for h in linked or ()])
         ):
             # alone: a heading (or the start, or a placeholder) before it, but
