@@ -1166,3 +1166,36 @@ def test_a_text_box_in_a_contents_entry_made_plain_stays() -> None:
     body = "".join(entries) + bookmarked_heading("Movement", 1, "_Toc1") + para("Move 6.")
     units = parse_file("club.docx", docx(body, STYLES + TOC_STYLES), game="x").units
     assert [u.text for u in units] == ["Components: 40 cards.", "Move 6."]
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        # a rule after a line break, a rule set in the Title style, a box anchored to it
+        '<w:p><w:pPr><w:pStyle w:val="Title"/></w:pPr><w:r><w:t>Card Duel</w:t><w:br/>'
+        "<w:t>The youngest player goes first.</w:t></w:r></w:p>",
+        para("Card Duel is for two players, and the youngest player goes first.", "Title"),
+        '<w:p><w:pPr><w:pStyle w:val="Title"/></w:pPr><w:r><w:t>Card Duel</w:t></w:r><w:r><w:pict>'
+        '<v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent><w:p><w:r>'
+        "<w:t>The youngest player goes first.</w:t></w:r></w:p></w:txbxContent></v:textbox>"
+        "</v:shape></w:pict></w:r></w:p>",
+    ],
+)
+def test_a_title_line_that_holds_a_rule_stays(first: str) -> None:
+    """Fourth review round: only a name in Word's Title style is the title; a
+    Title paragraph holding a rule, or a box anchored to it, keeps its text."""
+    body = first + para("Setup", "Heading1") + para("Each player takes 10 cards.")
+    units = parse_file("duel.docx", docx(body), game="x").units
+    assert "youngest player goes first" in units[0].text
+
+
+def test_quick_reference_entries_that_start_with_the_heading_are_rules() -> None:
+    """Fourth review round: "Movement: a model moves up to 6 inches" links to
+    Movement and names it, but says more: a rule, not a contents entry."""
+    text = (
+        "# Brass\n\n- [Movement: a model moves up to 6 inches](#movement)\n"
+        "- [Shooting: roll 2d6, hitting on 7](#shooting)\n- [Melee: fight in contact](#melee)\n\n"
+        "## Movement\n\nMove 6.\n\n## Shooting\n\nRoll 2d6.\n\n## Melee\n\nFight.\n"
+    )
+    units = parse_file("brass.md", text.encode(), game="x").units
+    assert units[0].text.startswith("- Movement: a model moves up to 6 inches")

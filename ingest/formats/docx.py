@@ -145,14 +145,29 @@ def _title_line(root: Any, styles: _Styles) -> str:
     of its own holding only the book's name, which ranked first for any
     question that named the game."""
     body = root.find(f"{_W}body")
-    first = next((p for p in body.iter(f"{_W}p") if _words(p)), None) if body is not None else None
-    if first is None or styles.names.get(_style_of(first), "").lower() != "title":
+    if body is None:
+        return ""
+    first = next((p for p in body.iter(f"{_W}p") if _words(p)), None)
+    titled = [p for p in body.iter(f"{_W}p") if _is_title(p, styles)]
+    # the one line in that style, first in the book and not in a table; only
+    # a name (no sentence, no line break, no box anchored to it): a rule set
+    # in the Title style, or headings all in it, stay as they are
+    if first is None or titled != [first] or first.getparent() is not body:
         return ""
     text = " ".join("".join(t.text or "" for t in first.iter(f"{_W}t")).split())
-    parent = first.getparent()
-    if parent is not None:
-        parent.remove(first)
+    if (
+        len(text.split()) > HEADING_WORDS
+        or text.endswith((".", "!", "?", ":", ";"))
+        or first.find(f".//{_W}br") is not None
+        or first.find(f".//{_W}txbxContent") is not None
+    ):
+        return ""
+    body.remove(first)
     return text
+
+
+def _is_title(p: Any, styles: _Styles) -> bool:
+    return styles.names.get(_style_of(p), "").lower() == "title" and _words(p)
 
 
 def _drop_contents_field(root: Any, styles: _Styles) -> int:

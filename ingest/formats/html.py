@@ -123,6 +123,9 @@ CONTENTS_TAIL = re.compile(
 )
 # Past these a list is no longer in a box of its own, but on the page.
 _PAGE_ROOTS = ("body", "main", "article", "html", "[document]")
+# Letters and digits a contents entry may have beyond its heading's name: a
+# section number and a page number ("12.3.4 Charging 123").
+ENTRY_EXTRA_CHARS = 10
 MIN_CONTENTS_ENTRIES = 3  # consecutive entries that make a contents list
 CONTENTS_LABEL_WORDS = 4  # the most words a contents list's label ("Table of Contents") has
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
@@ -495,8 +498,9 @@ def _drop_contents(soup: Any) -> int:
             if heading is None or order[id(heading)] < order.get(id(el), 0):
                 return None, None  # a contents list comes before what it lists
             found.append(heading)
-        # an entry names its heading ("1.2 Charging .... 4" for "Charging")
-        if anchor_key(_text(found[0])) not in anchor_key(_text(links[0])):
+        # an entry names its heading ("1.2 Charging .... 4" for "Charging"), and
+        # little else: "Movement: a model moves 6 inches" is a rule
+        if not names_heading(_text(links[0]), _text(found[0])):
             return None, None
         digits = re.search(r"\d+", tail)
         return found, int(digits.group()) if digits else None
@@ -624,6 +628,13 @@ def _drop_contents(soup: Any) -> int:
                 gone.add(id(el))
                 el.extract()
     return dropped
+
+
+def names_heading(entry: str, heading: str) -> bool:
+    """Does a contents entry's text name this heading, with at most a number
+    or two beside it ("1.2 Charging 4" for "Charging")?"""
+    entry_key, heading_key = anchor_key(entry), anchor_key(heading)
+    return heading_key in entry_key and len(entry_key) - len(heading_key) <= ENTRY_EXTRA_CHARS
 
 
 def anchor_key(text: str) -> str:

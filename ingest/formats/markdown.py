@@ -385,13 +385,13 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     after a lead-in, with a code span, or before more text.
     """
     heads: list[tuple[int, int]] = []  # (token, level)
-    names: dict[int, str] = {}  # heading token -> its name as a key
+    names: dict[int, str] = {}  # heading token -> its name
     anchors: dict[str, list[int]] = {}  # anchor key -> where its headings are
     for n, tok in enumerate(tokens[:-1]):
         if tok.type == "heading_open" and tokens[n + 1].type == "inline":
             heads.append((n, int(tok.tag[1])))
             title = tokens[n + 1].content
-            names[n] = html.anchor_key(_HEADING_ATTRS.sub("", _inline_text(tokens[n + 1])))
+            names[n] = _HEADING_ATTRS.sub("", _inline_text(tokens[n + 1]))
             explicit = _HEADING_ID.search(title)
             if explicit:
                 anchors.setdefault(html.anchor_key(explicit.group(1)), []).append(n)
@@ -441,7 +441,7 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
         if not found or not html.CONTENTS_TAIL.match(tail):
             return None, None
         # an entry names its heading ("[1.2 Charging](#charging)" for "Charging")
-        if names[found[0]] not in html.anchor_key(_inline_text(inline)):
+        if not html.names_heading(_inline_text(inline), names[found[0]]):
             return None, None
         digits = re.search(r"\d+", tail)
         return found, int(digits.group()) if digits else None
