@@ -1199,3 +1199,29 @@ def test_quick_reference_entries_that_start_with_the_heading_are_rules() -> None
     )
     units = parse_file("brass.md", text.encode(), game="x").units
     assert units[0].text.startswith("- Movement: a model moves up to 6 inches")
+
+
+def test_a_title_line_other_than_the_title_property_stays() -> None:
+    """Fifth review round: a Title line that says more than the file's Title
+    property ("Card Duel: Second Edition Rules" against "Card Duel"), or with a
+    tab or a note in it, is kept as text."""
+    body = para("Card Duel Second Edition Rules", "Title") + para("Setup", "Heading1")
+    body += para("Each player takes 10 cards.")
+    units = parse_file("duel.docx", docx(body, title="Card Duel"), game="x").units
+    assert units[0].text == "Card Duel Second Edition Rules"
+    tabbed = body.replace("<w:t xml:space=\"preserve\">Card Duel Second Edition Rules</w:t>",
+                          "<w:t>Card Duel</w:t><w:tab/><w:t>Version 2</w:t>")  # fmt: skip
+    units = parse_file("duel.docx", docx(tabbed), game="x").units
+    assert "Version 2" in units[0].text
+
+
+def test_a_markdown_comment_block_with_a_rule_in_it_is_no_marker() -> None:
+    """Fifth review round: an HTML block that opens with a comment but holds a
+    rule is no doctoc marker, and keeps the list beside it rule text."""
+    text = (
+        "# Book\n\nContents\n<!-- toc --><p>The youngest player always goes first.</p>\n\n"
+        "- [Setup](#setup)\n- [Movement](#movement)\n- [Combat](#combat)\n\n"
+        "## Setup\n\nA.\n\n## Movement\n\nB.\n\n## Combat\n\nC.\n"
+    )
+    units = parse_file("book.md", text.encode(), game="x").units
+    assert "The youngest player always goes first." in units[0].text

@@ -866,3 +866,18 @@ def test_a_contents_box_before_sections_and_a_deep_list_are_read() -> None:
     result = parse_file("deep.html", f"<html><body>{deep}</body></html>".encode(), game="x")
     assert len(result.units) == 400
     assert result.dropped["table of contents lines"] == 400
+
+
+def test_a_contents_list_beside_the_article_does_not_change_what_is_read() -> None:
+    """Fifth review round: a contents list beside the page's one <article> was
+    dropped before the article was measured against the page, so the article
+    then passed for the whole page and the errata after it were lost."""
+    entries = "".join(f'<li><a href="#r{i}">Rule {i}</a></li>' for i in range(8))
+    rules = "".join(f'<h2 id="r{i}">Rule {i}</h2><p>Rule {i} text.</p>' for i in range(8))
+    page = (
+        f"<html><body><h1>Card Duel</h1><ul>{entries}</ul><article>{rules}</article>"
+        "<p>Errata: none.</p></body></html>"
+    )
+    result = parse_file("duel.html", page.encode(), game="x")
+    assert result.units[-1].text.endswith("Errata: none.")
+    assert result.dropped["table of contents lines"] == 8

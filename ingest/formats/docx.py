@@ -111,7 +111,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         levels = {_matcher(sid, name): level for sid, (level, name) in headings.items()}
         outlined = set(headings)
         contents = _drop_contents_field(root, styles)
-        styled_title = _title_line(root, styles)
+        styled_title = _title_line(root, styles, _core_title(core) if core else "")
         typed, typed_title = _typeset_headings(root, outlined, styles)
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
@@ -139,7 +139,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
     return result.value, title, contents
 
 
-def _title_line(root: Any, styles: _Styles) -> str:
+def _title_line(root: Any, styles: _Styles, named: str) -> str:
     """Take the document's title line out of its text, and return it: its first
     paragraph, when that is in Word's own "Title" style. Left in, it was a rule
     of its own holding only the book's name, which ranked first for any
@@ -158,12 +158,21 @@ def _title_line(root: Any, styles: _Styles) -> str:
     if (
         len(text.split()) > HEADING_WORDS
         or text.endswith((".", "!", "?", ":", ";"))
-        or first.find(f".//{_W}br") is not None
-        or first.find(f".//{_W}txbxContent") is not None
+        or any(first.find(f".//{_W}{tag}") is not None for tag in _NOT_A_NAME)
+        # a Title property that says otherwise leaves the line as it is
+        or (named and named.casefold() != text.casefold())
     ):
         return ""
     body.remove(first)
     return text
+
+
+# What makes a Title paragraph more than a name: a second line or column, a
+# note, a box or a picture anchored to it.
+_NOT_A_NAME = (
+    "br", "cr", "tab", "ptab", "footnoteReference", "endnoteReference", "txbxContent",
+    "drawing", "pict", "object",
+)  # fmt: skip
 
 
 def _is_title(p: Any, styles: _Styles) -> bool:

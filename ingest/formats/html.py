@@ -404,7 +404,7 @@ def _place_footnotes(soup: Any) -> int:
     return moved
 
 
-def _drop_contents(soup: Any) -> int:
+def _drop_contents(root: Any) -> int:
     """Drop the page's own table of contents; returns how many lines went.
 
     A contents list is known by what its links point at and where it sits,
@@ -432,13 +432,13 @@ def _drop_contents(soup: Any) -> int:
 
     order: dict[int, int] = {}
     targets: dict[str, Any] = {}
-    for n, el in enumerate(soup.find_all(True)):
+    for n, el in enumerate(root.find_all(True)):
         order[id(el)] = n
         for key in ("id", "name"):
             value = el.get(key)
             if isinstance(value, str) and value:
                 targets.setdefault(value, el)
-    heads = [(order[id(h)], _HEADINGS[h.name], h) for h in soup.find_all(_HEADING_TAGS)]
+    heads = [(order[id(h)], _HEADINGS[h.name], h) for h in root.find_all(_HEADING_TAGS)]
     headings = {id(h) for _, _, h in heads}
     starts = [pos for pos, _, _ in heads]
     # where each heading's section ends: the next heading of its level or above
@@ -594,13 +594,13 @@ def _drop_contents(soup: Any) -> int:
             lines = len(entries) + (label is not None)
             drops.append([lines, *([whole] if whole is not None else entries), label])
 
-    for lst in soup.find_all(["ul", "ol"]):
+    for lst in root.find_all(["ul", "ol"]):
         if lst.find_parent(["ul", "ol"]) is not None:
             continue
         items = lst.find_all("li")
         if len(items) >= MIN_CONTENTS_ENTRIES:
             consider(items, lst)
-    boxes = {id(el.parent): el.parent for el in soup.find_all(["p", "div"]) if el.parent}
+    boxes = {id(el.parent): el.parent for el in root.find_all(["p", "div"]) if el.parent}
     for parent in boxes.values():
         run: list[Any] = []
         blocks = [c for c in parent.children if getattr(c, "name", None) in ("p", "div")]
@@ -957,9 +957,6 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
-    contents = _drop_contents(soup)
-    if contents:
-        outline.dropped["table of contents lines"] += contents
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
@@ -969,6 +966,11 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
     articles = root.find_all("article")
     if len(articles) == 1 and len(_text(articles[0])) >= ARTICLE_SHARE * len(_text(root)):
         root = articles[0]
+    # after the article is chosen: a contents list beside it is part of the page
+    # it is measured against
+    contents = _drop_contents(root)
+    if contents:
+        outline.dropped["table of contents lines"] += contents
     walker = _Walker(outline)
     walker.walk(root)
     walker.flush()

@@ -76,6 +76,7 @@ _LIST_TOKENS = frozenset(
      "list_item_open", "list_item_close", "paragraph_open", "paragraph_close", "inline"}
 )  # fmt: skip
 _SENTENCE_END = (".", "!", "?")
+_ONLY_COMMENTS = re.compile(r"(?:\s*<!--.*?-->)+\s*", re.S)
 # Placeholders tools fill with a table of contents (Python-Markdown, GitLab,
 # kramdown, Typora, markdown-toc's comment is an HTML comment and goes anyway).
 _TOC_PLACEHOLDER = re.compile(r"^(?:\[\[?_?toc_?\]\]?|\{:toc\})$", re.I)
@@ -481,7 +482,7 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     def neutral(tok: Any) -> bool:
         """A token that says nothing: a comment (doctoc's markers), a rule line."""
         return tok.type == "hr" or (
-            tok.type == "html_block" and tok.content.strip().startswith("<!--")
+            tok.type == "html_block" and bool(_ONLY_COMMENTS.fullmatch(tok.content))
         )
 
     found: dict[int, tuple[int, int]] = {}
