@@ -141,9 +141,10 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
 
 def _title_line(root: Any, styles: _Styles, named: str) -> str:
     """Take the document's title line out of its text, and return it: its first
-    paragraph, when that is in Word's own "Title" style. Left in, it was a rule
-    of its own holding only the book's name, which ranked first for any
-    question that named the game."""
+    paragraph, when that is in Word's own "Title" style and holds only a name
+    (the one such line, agreeing with the Title property ``named`` if the
+    file has one). Left in, it was a rule of its own holding only the book's
+    name, which a question naming the game found as an exact name match."""
     body = root.find(f"{_W}body")
     if body is None:
         return ""

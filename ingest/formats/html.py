@@ -410,9 +410,11 @@ def _drop_contents(root: Any) -> int:
     A contents list is known by what its links point at and where it sits,
     not by its name or its language: three or more consecutive entries
     (paragraphs, or the items of a list and its sub-lists), each nothing but
-    links to headings further down this page, with perhaps a page number set
-    off by a tab, a no-break space or leader dots (page numbers never go
-    down), alone in its part of the page (nothing but a short label line
+    links to the headings that follow it (in the page's order, each once,
+    from the first heading after it), each entry naming its heading and
+    little else, with perhaps a page number set off by a tab, a no-break
+    space or leader dots (page numbers never go down), alone in its part of
+    the page (nothing but a short label line
     above it, which goes too, and nothing after it before the next heading,
     through any box it sits in). That is how Word's, LibreOffice's and Google
     Docs' contents come out of their converters, and how a hand-made one
@@ -425,8 +427,12 @@ def _drop_contents(root: Any) -> int:
     that heading's section, stays, unless that heading is the page's title
     (the only heading of the top level). So do a list after a lead-in or
     before more text, numbers that are not page numbers ("Knight 150",
-    "Rifle - 24", "-1", "1 Ambush"), a link in a sentence, links in a table's
-    cell, and links to other pages.
+    "Rifle - 24", "-1", "1 Ambush"), a list of links to definitions elsewhere
+    (a class's spells, linking to a later chapter), a quick reference whose
+    links are rule sentences, a link in a sentence, links in a table's cell,
+    and links to other pages. ``root`` is what the page's rules are read
+    from (its one article, if that was chosen), so dropping a list beside it
+    cannot change that choice.
     """
     from bs4 import NavigableString
 
