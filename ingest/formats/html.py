@@ -309,12 +309,7 @@ def _place_footnotes(soup: Any) -> int:
     note referred to in a table goes after the table, and one referred to
     in a list item at the end of that item.
     """
-    targets: dict[str, Any] = {}
-    for el in soup.find_all(True):
-        for key in ("id", "name"):
-            value = el.get(key)
-            if isinstance(value, str) and value:
-                targets.setdefault(value, el)
+    targets = _anchors(soup.find_all(True))
     sectionlike: dict[int, bool] = {}  # id(element) -> holds a heading or a section
 
     def is_section(el: Any) -> bool:
@@ -414,9 +409,8 @@ def _drop_contents(root: Any) -> int:
     from the first heading after it), each entry naming its heading and
     little else, with perhaps a page number set off by a tab, a no-break
     space or leader dots (page numbers never go down), alone in its part of
-    the page (nothing but a short label line
-    above it, which goes too, and nothing after it before the next heading,
-    through any box it sits in). That is how Word's, LibreOffice's and Google
+    the page (nothing but a short label line above it, which goes too, and
+    nothing after it before the next heading, through any box it sits in). That is how Word's, LibreOffice's and Google
     Docs' contents come out of their converters, and how a hand-made one
     reads. Left in, it was a rule (or the first rule's text) holding every
     heading's name, which matched questions about any of them.
@@ -436,15 +430,10 @@ def _drop_contents(root: Any) -> int:
     """
     from bs4 import NavigableString
 
-    order: dict[int, int] = {}
-    targets: dict[str, Any] = {}
-    for n, el in enumerate(root.find_all(True)):
-        order[id(el)] = n
-        for key in ("id", "name"):
-            value = el.get(key)
-            if isinstance(value, str) and value:
-                targets.setdefault(value, el)
-    heads = [(order[id(h)], _HEADINGS[h.name], h) for h in root.find_all(_HEADING_TAGS)]
+    elements = root.find_all(True)
+    order = {id(el): n for n, el in enumerate(elements)}
+    targets = _anchors(elements)
+    heads = [(order[id(h)], _HEADINGS[h.name], h) for h in elements if h.name in _HEADINGS]
     headings = {id(h) for _, _, h in heads}
     starts = [pos for pos, _, _ in heads]
     # where each heading's section ends: the next heading of its level or above
@@ -533,12 +522,10 @@ def _drop_contents(root: Any) -> int:
         return False
 
     def is_label(el: Any) -> bool:
-        text = _text(el)
         return (
             el.name in ("p", "div")
             and el.find(["a", "ul", "ol", "table", *_HEADING_TAGS]) is None
-            and 0 < len(text.split()) <= CONTENTS_LABEL_WORDS
-            and not text.endswith((*_SENTENCE_END, ":"))
+            and label_line(_text(el))
         )
 
     def alone(first: Any, last: Any) -> tuple[bool, Any]:
@@ -575,7 +562,7 @@ def _drop_contents(root: Any) -> int:
                 return True, label
             node_first = node_last = parent
 
-    drops: list[list[Any]] = []  # what goes: a list, or a run of entries, and a label
+    drops: list[tuple[int, list[Any]]] = []  # (lines, what goes: a list or its entries, a label)
 
     def consider(entries: list[Any], whole: Any = None) -> None:
         checked = [entry(el) for el in entries]
@@ -598,7 +585,8 @@ def _drop_contents(root: Any) -> int:
         ok, label = alone(whole or entries[0], whole or entries[-1])
         if ok:
             lines = len(entries) + (label is not None)
-            drops.append([lines, *([whole] if whole is not None else entries), label])
+            going = [whole] if whole is not None else list(entries)
+            drops.append((lines, [*going, label] if label is not None else going))
 
     for lst in root.find_all(["ul", "ol"]):
         if lst.find_parent(["ul", "ol"]) is not None:
@@ -624,16 +612,35 @@ def _drop_contents(root: Any) -> int:
             run = [child] if ok else []
     dropped = 0
     gone: set[int] = set()
-    for lines, *elements in drops:
-        if any(id(el) in gone for el in elements if el is not None):
+    for lines, going in drops:
+        if any(id(el) in gone for el in going):
             continue  # inside a list already gone
         dropped += lines
-        for el in elements:
-            if el is not None:
-                gone.update(id(d) for d in el.descendants)
-                gone.add(id(el))
-                el.extract()
+        for el in going:
+            gone.update(id(d) for d in el.descendants)
+            gone.add(id(el))
+            el.extract()
     return dropped
+
+
+def _anchors(elements: list[Any]) -> dict[str, Any]:
+    """Each in-page link target (``id`` or ``name``) and the first element that
+    carries it, as a browser follows "#target"."""
+    targets: dict[str, Any] = {}
+    for el in elements:
+        for key in ("id", "name"):
+            value = el.get(key)
+            if isinstance(value, str) and value:
+                targets.setdefault(value, el)
+    return targets
+
+
+def label_line(text: str) -> bool:
+    """Is ``text`` a contents list's label ("Table of Contents"): a few words,
+    not a sentence or a lead-in ("The phases are:")?"""
+    return 0 < len(text.split()) <= CONTENTS_LABEL_WORDS and not text.endswith(
+        (*_SENTENCE_END, ":")
+    )
 
 
 def names_heading(entry: str, heading: str) -> bool:

@@ -75,7 +75,6 @@ _LIST_TOKENS = frozenset(
     {"bullet_list_open", "bullet_list_close", "ordered_list_open", "ordered_list_close",
      "list_item_open", "list_item_close", "paragraph_open", "paragraph_close", "inline"}
 )  # fmt: skip
-_SENTENCE_END = (".", "!", "?")
 _ONLY_COMMENTS = re.compile(r"(?:\s*<!--.*?-->)+\s*", re.S)
 # Placeholders tools fill with a table of contents (Python-Markdown, GitLab,
 # kramdown, Typora, markdown-toc's comment is an HTML comment and goes anyway).
@@ -472,12 +471,7 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     def is_label(n: int) -> bool:
         """Is the paragraph opening at ``n`` a short label line ("Contents")?"""
         text = tokens[n + 1].content.strip() if n + 1 < len(tokens) else ""
-        return (
-            tokens[n].type == "paragraph_open"
-            and 0 < len(text.split()) <= html.CONTENTS_LABEL_WORDS
-            and not text.endswith((*_SENTENCE_END, ":"))
-            and "](" not in text
-        )
+        return tokens[n].type == "paragraph_open" and html.label_line(text) and "](" not in text
 
     def neutral(tok: Any) -> bool:
         """A token that says nothing: a comment (doctoc's markers), a rule line."""
