@@ -177,7 +177,7 @@ _NOT_A_NAME = (
 
 
 def _is_title(p: Any, styles: _Styles) -> bool:
-    return styles.names.get(_style_of(p), "").lower() == "title" and _words(p)
+    return styles.name_of(p).lower() == "title" and _words(p)
 
 
 def _drop_contents_field(root: Any, styles: _Styles) -> int:
@@ -245,17 +245,17 @@ def _drop_contents_field(root: Any, styles: _Styles) -> int:
         # the book with it: then only the contents' own styles are trusted.
         contents, emptied, mixed = [], [], set()
     for p in paragraphs:
-        if _TOC_STYLE.match(styles.names.get(_style_of(p), "")) and id(p) not in mixed:
-            boxed = [t for t in p.iter(f"{_W}t") if _in_text_box(t, p)]
-            if boxed:  # a box anchored in the entry keeps its paragraph
-                emptied.append([t for t in p.iter(f"{_W}t") if not _in_text_box(t, p)])
+        if _TOC_STYLE.match(styles.name_of(p)) and id(p) not in mixed:
+            own = [t for t in p.iter(f"{_W}t") if not _in_text_box(t, p)]
+            if len(own) < len(p.findall(f".//{_W}t")):
+                # a box anchored in the entry keeps its paragraph
+                emptied.append(own)
                 mixed.add(id(p))
             else:
                 contents.append(p)
     doomed = {id(p) for p in contents} | mixed
     for n, p in enumerate(paragraphs[:-1]):
-        name = styles.names.get(_style_of(p), "").lower()
-        if name == "toc heading" and id(paragraphs[n + 1]) in doomed:
+        if styles.name_of(p).lower() == "toc heading" and id(paragraphs[n + 1]) in doomed:
             contents.append(p)
     for texts in emptied:
         for node in texts:
@@ -578,6 +578,10 @@ class _Styles:
                 return table[sid]
             sid = self.based.get(sid, "")
         return None
+
+    def name_of(self, p: Any) -> str:
+        """The name of paragraph ``p``'s style ("toc 1", "Title"), or ""."""
+        return self.names.get(_style_of(p), "")
 
     def heading_levels(self) -> dict[str, tuple[int, str]]:
         """Paragraph style ID -> (heading level 1-6, style name), for every
