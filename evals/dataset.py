@@ -225,6 +225,9 @@ def load_dataset(path: Path | str, corpus_texts: dict[str, str] | None = None) -
     if problems:
         summary = f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in {path}"
         raise DatasetError("\n".join([summary, *problems]), tuple(problems))
+    if not items:
+        # else an empty file "passes": "All 0 questions fully correct", exit 0
+        raise DatasetError(f"dataset {path} holds no questions (every line is blank)")
     return items
 
 

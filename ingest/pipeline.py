@@ -65,6 +65,8 @@ class IngestReport:
     seconds: float = 0.0
     index_path: str = ""
     warnings: list[str] = field(default_factory=list)
+    # library files this ingest put in another's place (``ingest --replace``)
+    replaced: list[str] = field(default_factory=list)
 
     @property
     def units(self) -> int:

@@ -41,6 +41,12 @@ def decode_rulebook(data: bytes, name: str, encoding: str | None = None) -> str:
     """Decode bytes as rulebook text, or say exactly why they are not."""
     if not data.strip():
         raise RulebookError(f"{name}: file is empty")
+    if data.lstrip()[:5] == b"{\\rtf":
+        # RTF is plain ASCII, so it would pass for text and be indexed as markup
+        raise RulebookError(
+            f"{name}: an RTF document, which ruleslawyer does not read; save it as Word "
+            "(.docx), PDF or plain text and add that"
+        )
     wide = encoding and encoding.lower().replace("-", "").startswith(("utf16", "utf32"))
     if b"\x00" in data[:65536] and not wide:
         raise RulebookError(f"{name}: looks like a binary file, not text (it contains NUL bytes)")

@@ -20,13 +20,14 @@ cp1252 file given once with ``--encoding`` never needs it again).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -276,6 +277,80 @@ def add_to_library(
         )
     _atomic_write(library / "manifest.toml", _manifest_toml(books, games).encode("utf-8"))
     return book
+
+
+def check_replacements(
+    library: Path,
+    incoming: Iterable[tuple[Path, str, bytes]],
+    game: str,
+    *,
+    replace_existing: bool = False,
+) -> list[str]:
+    """Refuse to let a new file silently take the place of a different one.
+
+    The library keeps one file per name (``safe_name``), so adding
+    ``expansion/rules.md`` after ``core/rules.md`` would replace the core
+    book, and adding a file another game holds would move it to ``game``:
+    both lose a rulebook without a word, so both are refused unless
+    ``replace_existing`` says that is meant. ``incoming`` is (path given, stored name,
+    bytes). The same bytes for the same game is no change. Returns one line
+    per file that ``replace_existing`` lets replace, for the report.
+    """
+    held = {b.file: b for b in read_manifest(library, "library").rulebooks}
+    notes: list[str] = []
+    for path, stored, data in incoming:
+        old = held.get(stored)
+        if old is None:
+            continue
+        try:
+            same = old.path.read_bytes() == data
+        except OSError:
+            same = False
+        if same and old.game == game:
+            continue
+        what = "the same file" if same else f"a different {stored}"
+        if not replace_existing:
+            if old.game != game:
+                raise InputError(
+                    f"{path}: the library already holds {what} for game {old.game}; rename "
+                    f"this file to keep both, or add --replace to move it to {game}"
+                )
+            raise InputError(
+                f"{path}: the library already holds a different {stored} for {game}; "
+                "rename this file to keep both, or add --replace to put it in the old "
+                "one's place (the old one's rules go)"
+            )
+        notes.append(
+            f"{stored}: replaces the earlier {stored} of {old.game}"
+            if not same
+            else f"{stored}: moved from {old.game} to {game}"
+        )
+    return notes
+
+
+@contextlib.contextmanager
+def restored_on_failure(library: Path, names: Iterable[str]) -> Iterator[None]:
+    """Put the library back as it was if the block does not finish.
+
+    An ingest writes the new files and the manifest first, then builds the
+    index; a failed build, or a player's Ctrl-C while it embeds, must not
+    leave a file in the library that the index never took (the next command
+    would index it unasked). Any exception, KeyboardInterrupt included,
+    restores the manifest and the named files (their old bytes, or none).
+    """
+    manifest = library / "manifest.toml"
+    saved: dict[Path, bytes | None] = {}
+    for path in [manifest, *(library / n for n in names)]:
+        saved[path] = path.read_bytes() if path.is_file() else None
+    try:
+        yield
+    except BaseException:
+        for path, data in saved.items():
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                _atomic_write(path, data)
+        raise
 
 
 def remove_from_library(library: Path, names: Iterable[str]) -> list[str]:

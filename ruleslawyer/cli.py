@@ -93,6 +93,12 @@ def cli(ctx: click.Context, data_dir: Path | None) -> None:
 )
 @click.option("--encoding", help="Text encoding of PATHS when not UTF-8 (e.g. cp1252).")
 @click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Let a file take the place of the library's file of the same name (an edited "
+    "rulebook), or move a file to --game; without it both are refused.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_ctx
 def ingest(
@@ -105,6 +111,7 @@ def ingest(
     fmt: str,
     encoding: str | None,
     force: bool,
+    replace: bool,
     as_json: bool,
 ) -> None:
     """Build the rules index from the seed rulebooks and any added ones.
@@ -112,7 +119,9 @@ def ingest(
     With PATHS (PDF, Word, Markdown, HTML or text files, or folders of them), each
     file is read and checked, copied into your rulebook library as a GAME
     rulebook, and indexed with the rest. A bad file is refused with a message
-    and the existing index is left untouched.
+    and the existing index is left untouched. A file named like one already in
+    your library (a second rules.md), or already added for another game, is
+    refused unless --replace says it takes that one's place.
     """
     service = ctx.service()
     bar = _Bar(enabled=not as_json)
@@ -126,6 +135,7 @@ def ingest(
         game_name=game_name,
         edition=edition,
         title=title,
+        replace=replace,
     )
     bar.close()
     if as_json:
@@ -153,6 +163,8 @@ def ingest(
             click.echo(f"    left out: {dropped}")
         for w in f.warnings:
             click.echo(f"    warning: {w}")
+    for line in report.replaced:
+        click.echo(line)
     by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())
     if not report.up_to_date:
         click.echo(
@@ -834,18 +846,35 @@ def ui(
 
 
 def _run_batch(handle: Any, game: str | None, field: str, run: Any) -> None:
-    """One JSON line out per line in: the result plus ``id``, or the error for that line."""
-    for lineno, item in _read_batch(handle):
+    """One JSON line out per line in: the result plus ``id``, or the error for that line.
+
+    A line that is not a JSON object with a question gets its error line too, and
+    the rest are still answered (a long batch is not lost to one typo); the exit
+    status then says some lines could not be read.
+    """
+    unreadable: list[int] = []
+    for lineno, item, problem in _read_batch(handle):
+        if problem:
+            unreadable.append(lineno)
+            click.echo(json.dumps({"id": lineno, "error": problem}, ensure_ascii=False))
+            continue
         ident = item.get("id", lineno)
         try:
             payload = {"id": ident, **run(item["question"], _game(item.get("game") or game))}
         except RulesLawyerError as err:
             payload = {"id": ident, field: item.get("question"), "error": str(err)}
         click.echo(json.dumps(payload, ensure_ascii=False))
+    if unreadable:
+        shown = ", ".join(map(str, unreadable[:10])) + (", ..." if len(unreadable) > 10 else "")
+        raise InputError(
+            f"{len(unreadable)} batch line{'s' if len(unreadable) > 1 else ''} could not be "
+            f"read (line {shown}); their errors are in the output, every other line was answered"
+        )
 
 
 def _read_batch(handle: Any) -> Any:
-    """Yield (line number, object) from a JSON Lines batch; bad lines are one-line errors."""
+    """Yield (line number, object, problem) from a JSON Lines batch; a bad line has an
+    empty object and says what is wrong with it."""
 
     for lineno, line in enumerate(handle, 1):
         if not line.strip():
@@ -853,10 +882,12 @@ def _read_batch(handle: Any) -> Any:
         try:
             item = json.loads(line)
         except ValueError:
-            raise InputError(f"batch line {lineno}: not valid JSON") from None
+            yield lineno, {}, f"batch line {lineno}: not valid JSON"
+            continue
         if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-            raise InputError(f'batch line {lineno}: needs an object with a "question" string')
-        yield lineno, item
+            yield lineno, {}, f'batch line {lineno}: needs an object with a "question" string'
+            continue
+        yield lineno, item, ""
 
 
 # --- entry point --------------------------------------------------------------

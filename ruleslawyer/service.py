@@ -26,8 +26,11 @@ from ruleslawyer.ingest.sources import (
     Rulebook,
     add_to_library,
     check_game,
+    check_replacements,
     read_manifest,
     remove_from_library,
+    restored_on_failure,
+    safe_name,
 )
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
 from ruleslawyer.records import GameInfo, RuleUnit, SearchResult
@@ -139,12 +142,16 @@ class RulesService:
         game_name: str | None = None,
         edition: str | None = None,
         title: str | None = None,
+        replace: bool = False,
     ) -> IngestReport:
         """Add ``paths`` (if any) to the library, then (re)build the index from all rulebooks.
 
         ``game`` is any slug (a new one creates the game); ``game_name`` and
         ``edition`` say how it is shown. Every new file is read and parsed
-        before the library or the index is touched.
+        before the library or the index is touched. A file whose name the
+        library already holds for another file, or for another game, is
+        refused unless ``replace``; a failed or interrupted build puts the
+        library back as it was.
         """
         from ruleslawyer.ingest import formats
         from ruleslawyer.ingest.pipeline import parse_file
@@ -172,20 +179,29 @@ class RulesService:
                 parse_file(p.name, data, game=g, format=fmt.name)
                 new.append((p, data, fmt.name))
         with self._ingest_lock():
-            info = GameInfo(g, game_name or "", edition or "") if paths else None
-            for p, data, fmt_name in new:
-                add_to_library(
-                    self.settings.library_dir,
-                    p.name,
-                    data,
-                    g,
-                    title=title or "",
-                    format=fmt_name if format else "",
-                    game_info=info,
-                    extensions=formats.extensions(),
+            library = self.settings.library_dir
+            stored = [(p, safe_name(p.name, formats.extensions()), data) for p, data, _ in new]
+            replaced = (
+                check_replacements(library, stored, g, replace_existing=replace) if new else []
+            )
+            with restored_on_failure(library, [name for _, name, _ in stored]):
+                info = GameInfo(g, game_name or "", edition or "") if paths else None
+                for p, data, fmt_name in new:
+                    add_to_library(
+                        library,
+                        p.name,
+                        data,
+                        g,
+                        title=title or "",
+                        format=fmt_name if format else "",
+                        game_info=info,
+                        extensions=formats.extensions(),
+                    )
+                catalog = self.catalog()
+                report = self._build(
+                    catalog, list(catalog.rulebooks), force=force, progress=progress
                 )
-            catalog = self.catalog()
-            report = self._build(catalog, list(catalog.rulebooks), force=force, progress=progress)
+            report.replaced.extend(replaced)
             # Under the same lock: two ingests never export at once.
             self.prepare_embedder()
         self._forget_index()

@@ -394,6 +394,25 @@ def test_ask_cli_batch(cli_run, seeded_settings, tmp_path) -> None:
     assert rows[0]["citations"] and "empty" in rows[1]["error"]
 
 
+def test_a_bad_batch_line_does_not_lose_the_rest(cli_run, seeded_settings, tmp_path) -> None:
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(
+        '{"id": "q1", "question": "Can a battle-shocked unit start an action?"}\n'
+        "{not json\n"
+        '{"id": "q3"}\n'
+        '{"id": "q4", "question": "Can a battle-shocked unit start an action?"}\n'
+    )
+    code, out, err = cli_run(
+        "ask", "--batch", str(batch), "--json", data_dir=seeded_settings.data_dir
+    )
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert [r["id"] for r in rows] == ["q1", 2, 3, "q4"]
+    assert rows[0]["citations"] and rows[3]["citations"]
+    assert "not valid JSON" in rows[1]["error"] and '"question" string' in rows[2]["error"]
+    (line,) = err.strip().splitlines()
+    assert code == 1 and line.startswith("Error: 2 batch lines could not be read (line 2, 3)")
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

@@ -144,6 +144,15 @@ def test_missing_and_non_utf8_files(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("body", ["", "\n  \n\n"])
+def test_a_dataset_with_no_questions_is_refused(tmp_path: Path, body: str) -> None:
+    """Else an empty file would pass: "All 0 questions fully correct", exit 0."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(body, encoding="utf-8")
+    with pytest.raises(DatasetError, match="holds no questions"):
+        load_dataset(empty)
+
+
 def test_load_seed_corpus_reads_the_manifest(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Rule A.", encoding="utf-8")
     (tmp_path / "b.txt").write_text("Rule B.", encoding="utf-8")

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -314,6 +315,98 @@ def test_a_failed_rebuild_leaves_the_library_as_it_was(
         "fortress.txt"
     ]
     assert index_state(data_dir) == before
+
+
+def library_state(data_dir: Path) -> dict[str, str]:
+    """file name -> sha256 for every file in the library folder (its manifest included)."""
+    root = data_dir / "rulebooks"
+    return (
+        {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in root.iterdir() if p.is_file()}
+        if root.is_dir()
+        else {}
+    )
+
+
+OTHER_BOOK = "Siege Rules\n56.01 Ladders let a unit climb a wall of up to 6 inches.\n"
+
+
+@pytest.mark.parametrize("game", ["fortress", "siege"])
+def test_a_file_named_like_a_library_file_is_refused_not_swapped_in(
+    cli_run: Run, data_dir: Path, tmp_path: Path, game: str
+) -> None:
+    """The library keeps one file per name: a core book and its expansion both saved
+    as fortress.txt, or another game's file of that name, would lose a rulebook
+    without a word. Refused, nothing touched; --replace says it is meant."""
+    add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    other = tmp_path / "expansion" / "fortress.txt"
+    other.parent.mkdir()
+    other.write_text(OTHER_BOOK, encoding="utf-8")
+    before, library = index_state(data_dir), library_state(data_dir)
+    code, _, err = cli_run("ingest", str(other), "--game", game, data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "already holds a different fortress.txt" in line, line
+    assert "--replace" in line and "rename this file to keep both" in line
+    assert index_state(data_dir) == before and library_state(data_dir) == library
+
+    code, out, err = cli_run("ingest", str(other), "--game", game, "--replace", data_dir=data_dir)
+    assert code == 0, err
+    assert "fortress.txt: replaces the earlier fortress.txt of fortress" in out
+    _, units = rules_json(cli_run, data_dir)
+    ids = {(u["game"], u["rule_id"]) for u in units}
+    assert (game, "56.01") in ids and not any(r == "55.01" for _, r in ids)
+    assert (data_dir / "rulebooks" / "fortress.txt").read_text(encoding="utf-8") == OTHER_BOOK
+
+
+def test_the_same_file_for_another_game_is_moved_only_when_asked(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    book, _ = add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    before, library = index_state(data_dir), library_state(data_dir)
+    code, _, err = cli_run("ingest", str(book), "--game", "siege", data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "already holds the same file for game fortress" in line, line
+    assert index_state(data_dir) == before and library_state(data_dir) == library
+    # the same file for the same game is no change at all
+    code, out, err = cli_run("ingest", str(book), "--game", "fortress", "--json", data_dir=data_dir)
+    assert code == 0 and json.loads(out)["up_to_date"] is True, err
+    code, out, err = cli_run("ingest", str(book), "--game", "siege", "--replace", data_dir=data_dir)
+    assert code == 0 and "fortress.txt: moved from fortress to siege" in out, err
+    _, units = rules_json(cli_run, data_dir)
+    assert {u["game"] for u in units if u["rule_id"] == "55.01"} == {"siege"}
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, MemoryError])
+def test_an_interrupted_ingest_leaves_the_library_as_it_was(
+    seeded_service: Any,
+    data_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: type[BaseException],
+) -> None:
+    """Ctrl-C while it embeds: the new file must not stay in the library, where the
+    next command would index it unasked; a file it was replacing comes back."""
+    from ruleslawyer import service as service_module
+
+    first = tmp_path / "fortress.txt"
+    first.write_text(SMALL_BOOK, encoding="utf-8")
+    seeded_service.ingest([first], game="fortress")
+    before, library = index_state(data_dir), library_state(data_dir)
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise failure()
+
+    monkeypatch.setattr(service_module, "build_index", interrupted)
+    second = tmp_path / "siege.txt"
+    second.write_text(OTHER_BOOK, encoding="utf-8")
+    with pytest.raises(failure):
+        seeded_service.ingest([second], game="siege")
+    replacement = tmp_path / "new" / "fortress.txt"
+    replacement.parent.mkdir()
+    replacement.write_text(OTHER_BOOK, encoding="utf-8")
+    with pytest.raises(failure):
+        seeded_service.ingest([replacement], game="fortress", replace=True)
+    assert library_state(data_dir) == library and index_state(data_dir) == before
+    assert (data_dir / "rulebooks" / "fortress.txt").read_text(encoding="utf-8") == SMALL_BOOK
 
 
 def test_added_rulebook_is_indexed_and_persists(

@@ -684,6 +684,32 @@ def test_valid_upload_is_ingested_and_searchable(handlers: Any, tmp_path: Path) 
     assert "glows" in view
 
 
+def test_an_upload_named_like_a_library_file_needs_the_replace_box(
+    handlers: Any, seeded_settings: Any, tmp_path: Path
+) -> None:
+    """A second zorgon.txt would put the first out of the library without a word."""
+    first = tmp_path / "a" / "zorgon.txt"
+    first.parent.mkdir()
+    first.write_text(ZORGON, encoding="utf-8")
+    status, _ = handlers.add_rulebook(str(first), "40k", None)
+    assert "rl-ok" in status, status
+    second = tmp_path / "b" / "zorgon.txt"
+    second.parent.mkdir()
+    second.write_text(ZORGON.replace("glows", "hums"), encoding="utf-8")
+    before = data_fingerprint(seeded_settings.data_dir)
+    status, _ = handlers.add_rulebook(str(second), "40k", None)
+    assert "rl-error" in status and "already holds a different zorgon.txt" in status, status
+    assert "Replace the library&#x27;s file of the same name" in status or (
+        "Replace the library's file of the same name" in status
+    )
+    assert "--replace" not in status and str(tmp_path) not in status
+    assert data_fingerprint(seeded_settings.data_dir) == before
+    status, _ = handlers.add_rulebook(str(second), "40k", None, replace=True)
+    assert "rl-ok" in status, status
+    (found,) = handlers.service.find_rules("3.01", "40k")
+    assert "hums" in found.text and "glows" not in found.text
+
+
 def test_upload_uses_the_original_name_from_a_gradio_file_object(
     handlers: Any, tmp_path: Path
 ) -> None:

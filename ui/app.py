@@ -46,6 +46,8 @@ AUTO = "auto"
 ALL = "__all__"
 _T = TypeVar("_T")
 NEW_GAME = "__new__"  # the Sources tab's "New game" choice
+# Without it, a file named like one in the library is refused, not swapped in.
+REPLACE_LABEL = "Replace the library's file of the same name"
 BROWSE_HEADERS = ["Game", "Rule", "Title", "Section", "Title from", "Merged", "File"]
 SOURCE_HEADERS = ["Game", "File", "Format", "Units", "Pages", "Left out", "Warnings"]
 MAX_LABEL_CHARS = 80  # a new game's display name or edition
@@ -484,15 +486,18 @@ class Handlers:
         slug: str | None = "",
         name: str | None = "",
         edition: str | None = "",
+        replace: bool = False,
     ) -> tuple[str, Any]:
         """Ingest an uploaded rulebook: (status line, sources table).
 
         ``upload`` is a file path (or Gradio file object), or a list of them for
         a rulebook in several files (a Markdown book in chapters). ``game`` is a
         loaded game, or ``NEW_GAME`` to create the game ``slug`` shown as
-        ``name`` (``edition`` optional).
+        ``name`` (``edition`` optional). ``replace``: see ``add_rulebook_to``.
         """
-        status, table, _ = self.add_rulebook_to(upload, game, progress, slug, name, edition)
+        status, table, _ = self.add_rulebook_to(
+            upload, game, progress, slug, name, edition, replace
+        )
         return status, table
 
     def add_rulebook_to(
@@ -503,8 +508,13 @@ class Handlers:
         slug: str | None = "",
         name: str | None = "",
         edition: str | None = "",
+        replace: bool = False,
     ) -> tuple[str, Any, str | None]:
-        """``add_rulebook``, plus the slug of the game the rulebook went to (None on failure)."""
+        """``add_rulebook``, plus the slug of the game the rulebook went to (None on failure).
+
+        ``replace``: a file may take the place of the library's file of the same
+        name, or move from another game (else that is refused: it would lose a
+        rulebook without a word)."""
 
         def add() -> tuple[str, str | None]:
             uploads = [u for u in (upload if isinstance(upload, list | tuple) else [upload]) if u]
@@ -513,7 +523,9 @@ class Handlers:
                     "choose a rulebook file to upload (PDF, Word, Markdown, HTML or plain text)"
                 )
             g, game_name, game_edition = self._upload_game(game, slug, name, edition)
-            names = self._ingest_upload(uploads, g, game_name, game_edition, progress)
+            names = self._ingest_upload(
+                uploads, g, game_name, game_edition, progress, replace=replace
+            )
             return self._added_message(names, g), g
 
         return self._change_sources(add, "ingest of an upload", None)
@@ -630,6 +642,8 @@ class Handlers:
         game_name: str | None,
         edition: str | None,
         progress: Any,
+        *,
+        replace: bool = False,
     ) -> list[str]:
         """Ingest the uploaded files (one rulebook, maybe in several files): their names."""
         sources: list[tuple[Path, str]] = []
@@ -667,7 +681,12 @@ class Handlers:
                     self.lock.acquire()
                 try:
                     self.service.ingest(
-                        paths, game=game, game_name=game_name, edition=edition, progress=report
+                        paths,
+                        game=game,
+                        game_name=game_name,
+                        edition=edition,
+                        progress=report,
+                        replace=replace,
                     )
                 finally:
                     self.lock.release()
@@ -676,6 +695,7 @@ class Handlers:
                 message = str(err)
                 for path, name in zip(paths, names, strict=True):
                     message = message.replace(str(path), name)
+                message = message.replace("add --replace", f'tick "{REPLACE_LABEL}"')
                 raise type(err)(message.replace(str(tmp) + os.sep, "")) from None
             return names
         finally:
@@ -832,6 +852,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                                     max_lines=1,
                                     elem_id="rl-s-edition",
                                 )
+                        s_replace = gr.Checkbox(False, label=REPLACE_LABEL, elem_id="rl-s-replace")
                         s_add = gr.Button("Add rulebook", variant="primary", elem_id="rl-s-add")
                 with gr.Row(equal_height=True):
                     s_remove_file = gr.Dropdown(
@@ -925,9 +946,12 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             slug: str | None,
             name: str | None,
             edition: str | None,
+            replace: bool,
             progress: gr.Progress = PROGRESS,
         ) -> tuple[str, Any, str | None]:
-            result = h.add_rulebook_to(upload, game_choice, progress, slug, name, edition)
+            result = h.add_rulebook_to(
+                upload, game_choice, progress, slug, name, edition, bool(replace)
+            )
             if result[2] is not None:
                 sync_choices()
             return result
@@ -958,7 +982,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
 
         s_add.click(
             add,
-            inputs=[s_file, s_game, s_slug, s_name, s_edition],
+            inputs=[s_file, s_game, s_slug, s_name, s_edition, s_replace],
             outputs=[s_status, s_table, added],
             api_name="add_rulebook",
         ).then(
