@@ -33,10 +33,11 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ruleslawyer.ingest.sources import slugify
 from ruleslawyer.ingest.units import ParseResult, build_unit
+from ruleslawyer.records import RuleUnit
 
 # "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting"
 _DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+)\.?\s*(?=[^\d.\s])")
@@ -182,18 +183,38 @@ def build_units(
         if n > 1:
             rule_id = f"{rule_id}-{n}"
         title = fixes.get(rule_id, section.title)
-        unit = build_unit(
-            rule_id=rule_id,
-            game=game,
-            title=title,
-            text=doc,
-            span=(section.body[0][0], section.body[-1][1]),
-            file=file,
-            parent=" > ".join(section.path[:-1]),
-            kind="rule",
-            title_source="manifest" if rule_id in fixes else "heading",
-            page=section.page if section.page is not None else section.body[0][2],
+        unit = _with_page_breaks(
+            section,
+            build_unit(
+                rule_id=rule_id,
+                game=game,
+                title=title,
+                text=doc,
+                span=(section.body[0][0], section.body[-1][1]),
+                file=file,
+                parent=" > ".join(section.path[:-1]),
+                kind="rule",
+                title_source="manifest" if rule_id in fixes else "heading",
+                page=section.page if section.page is not None else section.body[0][2],
+            ),
         )
         if unit:
             result.units.append(unit)
     return result
+
+
+def _with_page_breaks(section: _Section, unit: RuleUnit | None) -> RuleUnit | None:
+    """``unit`` with the offsets in its text where its body moves on to a later page
+    (a rule over two PDF pages: a quote from the second is cited with its page)."""
+    if unit is None or unit.source.page is None:
+        return unit
+    breaks: list[tuple[int, int]] = []
+    page = unit.source.page
+    for start, _, block_page in section.body:
+        offset = start - unit.source.start
+        if block_page is not None and block_page != page and 0 < offset < len(unit.text):
+            breaks.append((offset, block_page))
+            page = block_page
+    if not breaks:
+        return unit
+    return replace(unit, source=replace(unit.source, page_breaks=tuple(breaks)))

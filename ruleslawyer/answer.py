@@ -294,7 +294,14 @@ class Answerer:
         if found is None:
             return None
         answer, similar = found
-        return answer if similar >= self.faq_match.min_similarity else None
+        if similar < self.faq_match.min_similarity:
+            return None
+        # A close question with a condition the player did not ask about ("... after
+        # making a scout move?") is another question: its answer is not theirs.
+        asked = faq_answer(primary.quote)
+        if asked and self.picker.missing_conditions(question, asked[0]):
+            return None
+        return answer
 
     def faq_similarity(self, question: str, quote: str) -> tuple[Verdict, float] | None:
         """When ``quote`` is an FAQ entry: its literal yes/no, and how close its

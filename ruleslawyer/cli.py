@@ -622,7 +622,11 @@ def citation_heading(c: dict[str, Any]) -> str:
     unit = RuleUnit.from_dict({**c, "text": c.get("text", "")})
     # A printed number says where a rule is; a heading needs its section, file and page.
     located = unit.slug_id or unit.source.page is not None
-    parts = (unit.parent if unit.slug_id else "", unit.source.where if located else "")
+    source = unit.source
+    page = c.get("page", source.page)
+    # the page the quote is printed on, not the one its rule starts on
+    place = f"{source.file} p. {page}" if page is not None else source.where
+    parts = (unit.parent if unit.slug_id else "", place if located else "")
     where = "; ".join(x for x in parts if x)
     return f"{unit.label} ({where})" if where else unit.label
 

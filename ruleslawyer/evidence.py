@@ -36,6 +36,9 @@ from ruleslawyer.retrieval.tokens import tokenize
 MAX_HEADER_GAP = 420
 # A rule this short is quoted whole: its sentences only make sense together.
 WHOLE_UNIT_CHARS = 400
+# A word used by at least this share of the loaded rules is the rulebooks'
+# common vocabulary ("move", "unit", "make"), not a condition of an FAQ question.
+COMMON_SHARE = 0.05
 # A sentence's score: meaning (MiniLM cosine with the question), shared rare
 # words, and a bonus for its rule's retrieval rank and fused score. A grid over
 # these on *fit* (27 settings) found no rank bonus better there (facts shown
@@ -87,6 +90,20 @@ class EvidencePicker:
         n = max(1, len(units))
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
         self.default_idf = math.log(1 + n)
+        self._share = {t: c / n for t, c in df.items()}
+
+    def missing_conditions(self, question: str, narrower: str) -> list[str]:
+        """The words of ``narrower`` (an FAQ's question) that ``question`` lacks and
+        that could be a condition: words under ``COMMON_SHARE`` of the loaded rules
+        use. "Can a unit embark within a TRANSPORT after making a scout move?"
+        answers "Can a unit embark within a transport?" only if scouting is asked
+        about too; "make" and "move", which most rules use, are not conditions."""
+        asked = set(tokenize(question))
+        return [
+            t
+            for t in dict.fromkeys(tokenize(narrower))
+            if t not in asked and self._share.get(t, 0.0) < COMMON_SHARE
+        ]
 
     def _lexical(self, q_tokens: set[str], sentence: str) -> float:
         s_tokens = set(tokenize(sentence))

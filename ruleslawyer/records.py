@@ -102,23 +102,48 @@ class GameInfo:
 @dataclass(frozen=True)
 class Source:
     """Where a unit's text came from: file name, character span in the text
-    read from it, and the page it starts on (formats with pages: PDF)."""
+    read from it, and the page it starts on (formats with pages: PDF).
+
+    ``page_breaks``: where a rule runs on over a page, (offset in the unit's
+    text, page) for each later page, so a quote is cited with the page it is
+    printed on, not the page its rule starts on."""
 
     file: str
     start: int
     end: int
     page: int | None = None
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"file": self.file, "start": self.start, "end": self.end}
         if self.page is not None:
             d["page"] = self.page
+        if self.page_breaks:
+            d["page_breaks"] = [list(b) for b in self.page_breaks]
         return d
+
+    def page_at(self, offset: int) -> int | None:
+        """The page of the unit text's character ``offset``."""
+        page = self.page
+        for at, later in self.page_breaks:
+            if offset < at:
+                break
+            page = later
+        return page
+
+    @property
+    def last_page(self) -> int | None:
+        return self.page_breaks[-1][1] if self.page_breaks else self.page
 
     @property
     def where(self) -> str:
-        """``skirmishers.pdf p. 8``: how an answer says where the rule is."""
-        return f"{self.file} p. {self.page}" if self.page is not None else self.file
+        """``skirmishers.pdf p. 8`` (``pp. 20-21`` for a rule over two pages): how an
+        answer says where the rule is."""
+        if self.page is None:
+            return self.file
+        if self.last_page not in (None, self.page):
+            return f"{self.file} pp. {self.page}-{self.last_page}"
+        return f"{self.file} p. {self.page}"
 
 
 @dataclass(frozen=True)
@@ -160,6 +185,12 @@ class RuleUnit:
             return f"{self.game} {self.title}"
         return f"{self.game} {self.rule_id} {self.title}"
 
+    def page_of(self, quote: str = "") -> int | None:
+        """The page ``quote`` (a span of ``text``) is printed on; without one, or
+        when it is not found, the page the rule starts on."""
+        at = self.text.find(quote) if quote else -1
+        return self.source.page_at(at) if at >= 0 else self.source.page
+
     @property
     def slug_id(self) -> bool:
         """True when ``rule_id`` is a heading path slug, not a printed number or name."""
@@ -200,6 +231,7 @@ class RuleUnit:
                 int(src.get("start", 0)),
                 int(src.get("end", 0)),
                 None if src.get("page") is None else int(src["page"]),
+                tuple((int(a), int(b)) for a, b in src.get("page_breaks", ())),
             ),
             refs=tuple(d.get("refs", ())),
             title_inferred=bool(d.get("title_inferred", False)),
@@ -271,6 +303,7 @@ class Citation:
             "quote": self.quote,
             "text": self.unit.text,
             "source": self.unit.source.to_dict(),
+            "page": self.unit.page_of(self.quote),  # the quote's own page (None: no pages)
         }
 
 

@@ -45,19 +45,34 @@ def rule_key(rule_id: str) -> str:
 
 
 def number_ranges(rule_ids: Sequence[str]) -> str:
-    """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly."""
-    nums = sorted(
-        (int(a), int(b))
-        for a, b in (r.split(".") for r in rule_ids if re.fullmatch(r"\d+\.\d+", r))
+    """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly, each
+    spelled as the book prints it ("1.1-1.3, 1.2.1", never "1.01")."""
+    keyed = sorted(
+        {
+            (tuple(int(p) for p in r.split(".")), r)
+            for r in rule_ids
+            if re.fullmatch(r"\d+(?:\.\d+)+", r)
+        },
+        key=lambda k: (len(k[0]), k),  # rules, then sub-rules: "1.1-1.3, 1.2.1"
     )
+
+    def follows(a: tuple[tuple[int, ...], str], b: tuple[tuple[int, ...], str]) -> bool:
+        # the next number of the same rule family, printed the same way (10.09 -> 10.10)
+        (x, xs), (y, ys) = a, b
+        return (
+            len(x) == len(y)
+            and x[:-1] == y[:-1]
+            and y[-1] == x[-1] + 1
+            and len(xs.rsplit(".", 1)[1]) == len(ys.rsplit(".", 1)[1])
+        )
+
     parts: list[str] = []
     i = 0
-    while i < len(nums):
+    while i < len(keyed):
         j = i
-        while j + 1 < len(nums) and nums[j + 1] == (nums[j][0], nums[j][1] + 1):
+        while j + 1 < len(keyed) and follows(keyed[j], keyed[j + 1]):
             j += 1
-        a, b = nums[i], nums[j]
-        parts.append(f"{a[0]}.{a[1]:02d}" + (f"-{b[0]}.{b[1]:02d}" if j > i else ""))
+        parts.append(keyed[i][1] + (f"-{keyed[j][1]}" if j > i else ""))
         i = j + 1
     return ", ".join(parts) or "none"
 

@@ -610,6 +610,17 @@ def test_an_faq_answers_only_the_question_it_was_asked(seeded_settings) -> None:
     other = service.ask("Can a unit that made a scout move still shoot this turn?", game="40k")
     assert other.verdict_source != "faq"
     assert llm.streamed == 1  # no verdict to earn: the quote, no generation
+    # A close question without the FAQ's condition is another question: a unit can
+    # embark, just not after a scout move. The FAQ is quoted, its "No" is not the badge,
+    # however close the two questions are taken to be.
+    service.answerer().faq_match = FaqMatch(min_similarity=-1.0)
+    wider = service.ask("Can a unit embark within a transport?", game="40k")
+    assert wider.citations[0].unit.rule_id == "FAQ 5"
+    assert wider.verdict_source != "faq" and wider.verdict not in ("yes", "no")
+    blast = service.ask(
+        "When my unit shoots at an engaged MONSTER unit, can it target it?", game="40k"
+    )
+    assert blast.verdict not in ("yes", "no")
 
 
 def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(

@@ -175,6 +175,23 @@ def test_show_unknown_number(cli_run: Run, data_dir: Path) -> None:
     assert "24.01-24.38" in line and "10.01-10.07" in line
 
 
+@pytest.mark.parametrize(
+    ("ids", "shown"),
+    [
+        (["10.01", "10.02", "10.03", "16.01", "movement/charge"], "10.01-10.03, 16.01"),
+        # spelled as printed: a book numbering 1.1, 1.2 has no rule 1.01
+        (["1.1", "1.2", "1.2.1", "1.3"], "1.1-1.3, 1.2.1"),
+        (["4.1", "4.2", "6.1"], "4.1-4.2, 6.1"),
+        (["9.9", "10.09", "10.10", "10.11"], "9.9, 10.09-10.11"),
+        (["intro"], "none"),
+    ],
+)
+def test_the_numbered_rules_hint_names_only_rules_that_exist(ids: list[str], shown: str) -> None:
+    from ruleslawyer.service import number_ranges
+
+    assert number_ranges(ids) == shown
+
+
 def test_show_suggests_close_names(cli_run: Run, data_dir: Path) -> None:
     code, _, err = cli_run("rules", "show", "redploy", data_dir=data_dir)
     assert code != 0

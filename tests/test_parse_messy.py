@@ -233,6 +233,66 @@ def test_long_plain_prose_is_split_into_numbered_sections() -> None:
     assert ids(result) == [f"long §{n}" for n in range(1, len(result.units) + 1)]
 
 
+# --- typed rulebooks: headings as lines of their own ---------------------------------------------
+def read_text(text: str, name: str = "book.txt") -> ParseResult:
+    from ruleslawyer.ingest import formats
+    from ruleslawyer.ingest.formats import ReadRequest
+
+    data = text.encode("utf-8")
+    return formats.detect(name, data).read(data, ReadRequest(name=name, game="g"))
+
+
+RATS = (
+    "Space Rats Rules\n\n"
+    "1.1 Scurrying\nA rat may move 4 squares.\n\n"
+    "1.2 Gnawing\nA rat may gnaw through a door in one turn.\n\n"
+    "2 Fighting\n\n"
+    "2.1 Swarming\nThree rats adjacent to one enemy form a swarm.\n"
+)
+
+
+def test_numbered_heading_lines_are_rules_with_their_numbers() -> None:
+    """ "1.1 Scurrying" on a line of its own is a rule numbered 1.1, as in a PDF or
+    Markdown file (it was one plain section: the numbered parser wants 40k's 24.21)."""
+    result = read_text(RATS)
+    assert result.parser == "heading lines"
+    assert [(u.rule_id, u.title) for u in result.units] == [
+        ("1.1", "Scurrying"),
+        ("1.2", "Gnawing"),
+        ("2.1", "Swarming"),
+    ]
+    assert result.units[2].parent == "Fighting"
+    assert "gnaw through a door" in result.units[1].text and not result.warnings
+
+
+def test_headings_in_capitals_and_numbered_chapters_are_not_wiki_rulings() -> None:
+    """Four "1. SETUP" lines looked like a wiki page's numbered rulings to it, and
+    gave rule IDs no book prints ("FROST KNIGHTS HOUSE RULES 3")."""
+    frost = "FROST KNIGHTS HOUSE RULES\n\n" + "".join(
+        f"{n}. {name}\n{body}\n\n"
+        for n, name, body in [
+            (1, "SETUP", "Each player places three ice pillars."),
+            (2, "ACTIVATIONS", "Players alternate activating one knight at a time."),
+            (3, "FREEZING", "A knight touching an ice pillar becomes frozen."),
+            (4, "SHATTER", "A knight may shatter an adjacent pillar."),
+        ]
+    )
+    result = read_text(frost)
+    assert result.parser == "heading lines"
+    assert [u.title for u in result.units] == ["SETUP", "ACTIVATIONS", "FREEZING", "SHATTER"]
+    assert not any("FROST" in u.rule_id for u in result.units)
+    cards = "SETUP\n\nEach player takes 5 cards.\n\nTURNS\n\nDraw one card.\n\nWINNING\n\nNo cards wins.\n"
+    assert [u.title for u in read_text(cards).units] == ["SETUP", "TURNS", "WINNING"]
+
+
+def test_sentences_and_a_lone_number_line_do_not_split_a_book() -> None:
+    """Rulings that are sentences stay a wiki's; two heading-like lines are too few."""
+    wiki = "".join(f"{n}. A warjack cannot charge after rule {n} applies.\n" for n in range(1, 6))
+    assert read_text(wiki).parser == "wiki"
+    prose = "Setup takes a while.\n\n2 players\n\nEach player rolls a die. Then play.\n"
+    assert read_text(prose).parser == "plain"
+
+
 # --- line endings, BOM, typography ---------------------------------------------------------------
 def test_windows_line_endings_and_bom_are_handled() -> None:
     raw = (

@@ -280,6 +280,36 @@ def test_unit_page_is_the_page_of_its_heading(book: tuple[ParseResult, Book]) ->
     assert unit(result, "4.1").source.page == 5
 
 
+def test_a_quote_is_cited_with_the_page_it_is_printed_on() -> None:
+    """A rule running over two pages: a quote from the second is cited with the
+    second page, not the page its heading is on (Skirmishers' "decelerating to a
+    full stop costs 2 AP" is on p. 21, its "Movement" heading on p. 20)."""
+    from ruleslawyer.cli import citation_heading
+    from ruleslawyer.records import Citation, RuleUnit
+
+    b = Book()
+    b.new_page()
+    b.heading("1 Vehicles", size=16)
+    b.para("Vehicles move in straight lines. " + FILLER)
+    b.heading("1.1 Movement")
+    b.para("Accelerating from a full stop costs 1 AP. " + FILLER)
+    b.new_page()
+    b.para("Decelerating to a full stop costs 2 AP. " + FILLER)
+    b.heading("1.2 Ramming")
+    b.para("A vehicle may ram a trooper in its path.")
+    result = read_pdf(b.pdf())
+    move = unit(result, "1.1")
+    assert (move.source.page, move.page_of("Decelerating to a full stop costs 2 AP")) == (1, 2)
+    assert move.page_of("Accelerating from a full stop costs 1 AP") == 1
+    assert move.page_of() == 1 and move.source.where == "book.pdf pp. 1-2"
+    assert unit(result, "1.2").source.where == "book.pdf p. 2"
+    # kept in the index, and shown with the answer
+    again = RuleUnit.from_dict(move.to_record())
+    assert again.source == move.source
+    cited = Citation(move, "Decelerating to a full stop costs 2 AP.").to_dict()
+    assert cited["page"] == 2 and citation_heading(cited).endswith("(book.pdf p. 2)")
+
+
 def test_running_header_and_page_numbers_are_dropped_and_reported(
     book: tuple[ParseResult, Book],
 ) -> None:
@@ -418,6 +448,27 @@ def test_bold_body_size_headings_are_headings() -> None:
         ("2.1.1", "Pivoting", "Movement > Moving"),
         ("movement/difficult-ground", "Difficult Ground", "Movement"),
     ]
+
+
+def test_a_large_heading_numbered_like_a_list_item_is_a_heading() -> None:
+    """ "5. Breath Weapons" set large reads like a list item "1. Roll a die"; it was
+    text, so its rules were cited under the section before it (a Chromium print)."""
+    b = Book()
+    b.new_page()
+    for n, chapter, body in (
+        (4, "Flight", "A dragon may fly up to 10 squares."),
+        (5, "Breath Weapons", "Once per game, a dragon may breathe fire."),
+        (6, "Knights", "Knights move 4 squares."),
+    ):
+        b.heading(f"{n}. {chapter}", size=16)
+        b.para(body + " " + FILLER)
+    b.para("1. Roll a die for each knight in the cone.")
+    result = read_pdf(b.pdf())
+    # (one page: its running header is not yet furniture, and opens the book)
+    assert [u.title for u in result.units][-3:] == ["Flight", "Breath Weapons", "Knights"]
+    assert len(result.units) == 4 and "dragon" not in result.units[0].text
+    knights = result.units[-1]
+    assert "1. Roll a die" in knights.text and "breathe fire" not in knights.text
 
 
 def test_small_bold_lines_and_smaller_tails_are_no_headings() -> None:

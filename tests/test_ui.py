@@ -205,6 +205,19 @@ def test_chip_and_rule_panel_show_title_file_and_page() -> None:
     assert 'skirmishers Line of Sight · p. 9: "a straight line"' in text
 
 
+def test_a_chip_shows_the_page_its_quote_is_printed_on() -> None:
+    """The rule starts on p. 9; its second sentence is printed on p. 10."""
+    text = "A model can see a target if a line can be drawn. Smoke blocks the line."
+    u = pdf_unit(text=text, source=Source("skirmishers.pdf", 0, 10, 9, ((49, 10),)))
+    assert fmt.chip_label(u, ["Smoke blocks the line."]) == "skirmishers Line of Sight · p. 10"
+    assert fmt.chip_label(u, ["A model can see a target"]) == "skirmishers Line of Sight · p. 9"
+    assert fmt.rule_where(u) == "Infantry > Combat · skirmishers.pdf pp. 9-10"
+    chips = fmt.chips_html((Citation(u, "Smoke blocks the line."),))
+    assert ">skirmishers Line of Sight · p. 10</button>" in chips
+    text_answer = fmt.plain_answer(answer(citations=(Citation(u, "Smoke blocks the line."),)))
+    assert 'Line of Sight · p. 10: "Smoke blocks the line."' in text_answer
+
+
 def test_no_page_no_page_mark() -> None:
     u = unit(parent="Core Abilities", source=Source("004.txt", 0, 10))
     assert fmt.chip_label(u) == "40k 24.21 [LANCE]"
@@ -294,6 +307,7 @@ PREV = "Can a battle-shocked unit start an action?"
         "Can it shoot?",
         "does that apply to them?",
         "how about in AoS",
+        "does it need to be visible?",
     ],
 )
 def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
@@ -310,6 +324,9 @@ def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
         "How many attack dice does a [BLAST 2] weapon with A3 get against 12 models?",
         "Can a unit shoot after it advances?",
         "What does 24.21 say about the wound roll for a lance?",
+        # "it" standing for nothing, with an added game's words (AP, doorway)
+        "How many AP does it cost to shoot?",
+        "Is it possible to move through a doorway?",
     ],
 )
 def test_standalone_questions_are_left_alone(msg: str) -> None:

@@ -893,6 +893,9 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             return [], None, "", fmt.placeholder_html(RULE_PLACEHOLDER)
 
         reset_outputs = [chatbot, topic, last_answer, rule_panel]
+        # Another game is another conversation: a short question asked after the
+        # switch is not a follow-up of the last game's question.
+        game.change(lambda: None, outputs=[topic], api_visibility="private", queue=False)
         clear.click(reset, outputs=reset_outputs, api_visibility="private", queue=False)
         chatbot.clear(reset, outputs=reset_outputs, api_visibility="private", queue=False)
         copy.click(None, inputs=[last_answer], js=COPY_JS, api_visibility="private", queue=False)

@@ -87,15 +87,19 @@ def badge_html(verdict: str, source: str = "") -> str:
     return f'<span class="rl-badge rl-badge-{css}">{esc(badge_text(v, source))}</span>'
 
 
-def page_of(unit: Any) -> int | None:
-    """The page a unit starts on, when its format has pages (PDF); else None."""
+def page_of(unit: Any, quotes: Sequence[str] = ()) -> int | None:
+    """The page of the first of ``quotes`` (else the page the unit starts on),
+    when its format has pages (PDF); else None."""
+    finder = getattr(unit, "page_of", None)
+    if finder is not None:
+        return finder(quotes[0] if quotes else "")
     return getattr(getattr(unit, "source", None), "page", None)
 
 
-def chip_label(unit: Any) -> str:
-    """What a chip says: the unit's label and, when known, its page:
+def chip_label(unit: Any, quotes: Sequence[str] = ()) -> str:
+    """What a chip says: the unit's label and, when known, the page of its quote:
     ``40k 24.21 [LANCE]``, ``skirmishers Line of Sight · p. 9``."""
-    page = page_of(unit)
+    page = page_of(unit, quotes)
     return str(unit.label) + (f" · p. {page}" if page is not None else "")
 
 
@@ -140,7 +144,7 @@ def chip_html(unit: Any, quotes: Sequence[str]) -> str:
     """A clickable chip; the page script sends its value to the Rule panel."""
     return (
         f'<button type="button" class="rl-chip" value="{esc_attr(chip_value(unit, quotes))}" '
-        f'title="Show the whole rule">{esc(chip_label(unit))}</button>'
+        f'title="Show the whole rule">{esc(chip_label(unit, quotes))}</button>'
     )
 
 
@@ -197,8 +201,8 @@ def rule_where(unit: Any) -> str:
     """Where a rule is: its heading breadcrumb, file and page,
     e.g. ``Infantry > Combat · skirmishers.pdf p. 9``."""
     source = unit.source
-    page = page_of(unit)
-    place = f"{source.file} p. {page}" if source.file and page is not None else source.file
+    # "rules.pdf pp. 20-21" for a rule over two pages
+    place = source.where if source.file and source.page is not None else source.file
     return " · ".join(x for x in (unit.parent, place) if x)
 
 
@@ -294,7 +298,7 @@ def plain_answer(answer: Any) -> str:
     """The answer as plain text, for the clipboard."""
     lines = [f"[{badge_text(answer.verdict, answer.verdict_source)}] {answer.answer}"]
     for c in answer.citations:
-        lines.append(f'{chip_label(c.unit)}: "{shown_quote(c.quote)}"')
+        lines.append(f'{chip_label(c.unit, [c.quote])}: "{shown_quote(c.quote)}"')
     return "\n".join(lines)
 
 
@@ -391,6 +395,16 @@ _RULE_NOUNS = re.compile(
     re.I,
 )
 _RULE_REF = re.compile(r"\d{1,2}\.\d{1,2}|\[[A-Z][A-Z -]+(?: \d+\+?)?\]")
+# "it" standing for nothing: "how many AP does it cost to shoot?", "is it possible
+# to move through a doorway?", "is it legal to charge twice?". English grammar, in
+# any game: the question names its subject after the "to".
+# ("does it need to be visible?" keeps its "it": only costs and "is it possible to".)
+_EXPLETIVE_IT = re.compile(
+    r"\bit\s+(?:costs?|takes?)\b(?:\s+\w+){0,3}?\s+to\s+\w+"
+    r"|\b(?:is|it's|would)\s+(?:it\s+)?(?:be\s+)?(?:even\s+)?"
+    r"(?:possible|impossible|legal|illegal|ok|okay|fine|necessary)\s+to\s+\w+",
+    re.I,
+)
 
 
 def is_follow_up(message: str, previous: str | None) -> bool:
@@ -408,7 +422,7 @@ def is_follow_up(message: str, previous: str | None) -> bool:
         return True
     if (
         len(words) <= 8
-        and _PRONOUNS.search(low)
+        and _PRONOUNS.search(_EXPLETIVE_IT.sub(" ", low))
         and not _RULE_NOUNS.search(low)
         and not _RULE_REF.search(text)
     ):

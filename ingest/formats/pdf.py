@@ -1324,10 +1324,12 @@ def _is_heading(
         return False
     if text.endswith((".", ",", ";", ":")) and not _DOTTED_HEADING.match(text):
         return False
+    if ln.size >= body * HEADING_SIZE_RATIO:
+        # set larger than the text: a heading even when it reads like a list
+        # item ("4. Flight", "5. Breath Weapons"); a list item is text-sized
+        return True
     if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
         return False
-    if ln.size >= body * HEADING_SIZE_RATIO:
-        return True
     at_margin = _at_margin(ln, margins)
     if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True

@@ -5,13 +5,24 @@ cards, wiki rulings, or plain sections with a warning. A web page saved as
 text goes to the HTML reader (``formats.detect``); text whose only structure
 is Markdown headings (no text layout matched, and several ``#`` headings)
 goes to the Markdown reader instead of becoming plain sections.
+
+Text that none of those take, but whose lines show headings the way a
+typed rulebook does (a numbered line, "1.1 Scurrying" or "2. Deployment", or
+a short line in capitals, "SETUP", standing alone between paragraphs), is
+read as an outline of those headings (``ingest.outline``), as the other
+structured formats are: each heading's text is a unit, numbered rules keep
+their numbers. Only when there are at least ``MIN_HEADING_LINES`` of them,
+so a stray "2 players" line does not split a book.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.outline import Block, Outline, build_units
 from ruleslawyer.ingest.parse import parse_rulebook
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
@@ -32,12 +43,93 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         result = markdown.read(text.encode("utf-8"), replace(request, encoding=None))
         result.format = "markdown"
         return result
+    if result.parser in ("plain", "wiki"):
+        outline = heading_lines(text)
+        # A wiki's numbered items are rulings, sentences; four "1. SETUP" headings
+        # over paragraphs also look like one to it, and would become rulings
+        # numbered under the book's title line.
+        if outline is not None and (
+            result.parser == "plain" or _numbered_headings(outline) >= MIN_HEADING_LINES
+        ):
+            return build_units(
+                outline,
+                file=request.name,
+                game=request.game,
+                parser="heading lines",
+                title_fixes=request.title_fixes,
+                title=request.title,
+            )
     gaps = result.uncovered(text)
     if gaps:
         result.warnings.append(
             f"{request.name}: {sum(e - s for s, e in gaps)} characters in no unit"
         )
     return result
+
+
+MIN_HEADING_LINES = 3
+# "1.1 Scurrying", "2. Deployment", "3) Movement": a number, then a few words
+# that are no sentence (a sentence ends with a stop, or runs on)
+_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)[.)]?\s+([^\W\d][^\n]{0,60})$")
+_MAX_HEADING_WORDS = 8
+
+
+def _heading_level(line: str, prev_blank: bool, next_blank: bool) -> int:
+    """The heading level of a line of typed text, or 0 for body text: numbered
+    lines by their depth ("1" -> 1, "1.1" -> 2), a line in capitals alone
+    between blank lines -> 1."""
+    text = line.strip()
+    if not text or text[-1] in ".,;:!?" or len(text.split()) > _MAX_HEADING_WORDS:
+        return 0
+    m = _NUMBERED.match(text)
+    if m:
+        return m.group(1).count(".") + 1
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= 3 and all(c.isupper() for c in letters) and prev_blank and next_blank:
+        return 1
+    return 0
+
+
+def _numbered_headings(outline: Outline) -> int:
+    return sum(1 for b in outline.blocks if b.level and _NUMBERED.match(b.text))
+
+
+def heading_lines(text: str) -> Outline | None:
+    """``text`` as an outline of its heading lines, or None when it shows fewer
+    than ``MIN_HEADING_LINES`` with text under them."""
+    lines = text.split("\n")
+    blocks: list[Block] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            blocks.append(Block(" ".join(para)))
+            para.clear()
+
+    for i, line in enumerate(lines):
+        prev_blank = i == 0 or not lines[i - 1].strip()
+        next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
+        level = _heading_level(line, prev_blank, next_blank)
+        if level:
+            flush()
+            blocks.append(Block(" ".join(line.split()), level))
+        elif line.strip():
+            para.append(line.strip())
+        else:
+            flush()
+    flush()
+    title = ""
+    if len(blocks) > 1 and not blocks[0].level and blocks[1].level:
+        first = blocks[0].text
+        if (
+            "\n" not in first
+            and len(first.split()) <= _MAX_HEADING_WORDS
+            and first[-1] not in ".!?"
+        ):
+            # a first line standing alone above the first heading is the book's title
+            title, blocks = first, blocks[1:]
+    headed = sum(1 for a, b in itertools.pairwise(blocks) if a.level and not b.level)
+    return Outline(blocks=blocks, title=title) if headed >= MIN_HEADING_LINES else None
 
 
 FORMAT = Format(name="text", extensions=(".txt", ".text"), read=read, priority=90)
