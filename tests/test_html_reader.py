@@ -577,6 +577,21 @@ def test_a_wikis_category_line_and_edit_button_are_the_sites() -> None:
     ]
 
 
+def test_a_headings_edit_link_is_known_by_what_it_says() -> None:
+    """Not every wiki names it "mw-editsection": "Altitude [edit]" was the rule's
+    title, and `rules show Altitude` found nothing. A heading that is only "Edit",
+    and a section on editing, are the rules' own."""
+    page = """<html><body><h1>Zeppelin Duel</h1><p>Two airships fight.</p>
+<h2 id="altitude">Altitude <span class="edit">[<a href="?edit=1">edit</a>]</span></h2>
+<p>Each zeppelin is at altitude Low, Medium or High.</p>
+<h2>Fire [<a href="?edit=2">edit source</a>]</h2><p>A burning zeppelin loses 1 hull.</p>
+<h2><a href="#e">Edit</a></h2><p>Players may edit their fleet lists between games.</p>
+</body></html>"""
+    units = parse_file("zeppelin.html", page.encode(), game="x").units
+    assert [u.title for u in units] == ["Zeppelin Duel", "Altitude", "Fire", "Edit"]
+    assert [u.rule_id for u in units][1:3] == ["zeppelin-duel/altitude", "zeppelin-duel/fire"]
+
+
 # How tools set a footnote: its mark links to the note, the note links back.
 FOOTNOTE_PAGES = {
     "google docs": (

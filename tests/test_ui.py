@@ -218,6 +218,29 @@ def test_a_chip_shows_the_page_its_quote_is_printed_on() -> None:
     assert 'Line of Sight · p. 10: "Smoke blocks the line."' in text_answer
 
 
+def test_a_turned_away_answer_offers_its_closest_rules_as_chips() -> None:
+    """They were only named in the text, so a player had to look them up by hand;
+    two rules with one label are told apart by their section."""
+    from ruleslawyer.records import Hit
+
+    melee = pdf_unit(rule_id="infantry/melee-combat", title="Melee Combat", parent="Infantry")
+    armour = pdf_unit(
+        rule_id="power-armor/melee-combat", title="Melee Combat", parent="Power Armor"
+    )
+    search = SearchResult("q", "skirmishers", False, (Hit(melee, 1.0), Hit(armour, 0.9)), False)
+    turned = Answer(
+        "q", "skirmishers", "not_found", "Not covered. Closest rules: ...", (), search, "fake"
+    )
+    html = fmt.answer_html(turned)
+    assert "Closest rules:" in html and html.count('class="rl-chip"') == 2
+    assert ">skirmishers Melee Combat · p. 9 (Infantry)</button>" in html
+    assert ">skirmishers Melee Combat · p. 9 (Power Armor)</button>" in html
+    value = html_text(html.split('value="')[2].split('"')[0])
+    assert fmt.parse_chip_value(value) == ("skirmishers", "power-armor/melee-combat", [])
+    # an answered question's chips are its citations only
+    assert "Closest rules" not in fmt.answer_html(answer(citations=(Citation(melee, "A"),)))
+
+
 def test_no_page_no_page_mark() -> None:
     u = unit(parent="Core Abilities", source=Source("004.txt", 0, 10))
     assert fmt.chip_label(u) == "40k 24.21 [LANCE]"
@@ -429,6 +452,10 @@ def test_unknown_game_is_a_one_line_error(handlers: Any) -> None:
     assert game_arg(service, "Age of Sigmar") == "aos"
     assert game_arg(service, "wh40k") == "40k"
     assert game_arg(service, "auto") is None and game_arg(service, "__all__") is None
+    # a page left open after its game was removed: page words, not the CLI's
+    with pytest.raises(RulesLawyerError, match="reload the page") as refused:
+        game_arg(service, "chess")
+    assert "ruleslawyer ingest" not in str(refused.value)
     table, view, _ = handlers.browse("chess", "__all__", "", "all")
     assert len(table) == 0 and "rl-error" in view
 

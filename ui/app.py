@@ -151,7 +151,15 @@ def game_arg(service: Any, choice: str | None) -> str | None:
     else the slug of the loaded game it names; an unknown game raises ``InputError``."""
     if not choice or choice in (AUTO, ALL):
         return None
-    return str(service.game(str(choice)))
+    try:
+        return str(service.game(str(choice)))
+    except InputError:
+        # A page left open while another removed the game: the CLI's "run ingest"
+        # hint means nothing here.
+        raise InputError(
+            f"no game {choice!r} is loaded (removed since this page was opened?): reload "
+            "the page for the current games, or add its rulebook on the Sources tab"
+        ) from None
 
 
 def _label(text: str | None, what: str) -> str:

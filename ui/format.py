@@ -140,11 +140,33 @@ def parse_chip_value(value: Any) -> tuple[str, str, list[str]] | None:
     return game, rule_id, quotes
 
 
-def chip_html(unit: Any, quotes: Sequence[str]) -> str:
+def chip_html(unit: Any, quotes: Sequence[str], label: str = "") -> str:
     """A clickable chip; the page script sends its value to the Rule panel."""
     return (
         f'<button type="button" class="rl-chip" value="{esc_attr(chip_value(unit, quotes))}" '
-        f'title="Show the whole rule">{esc(chip_label(unit, quotes))}</button>'
+        f'title="Show the whole rule">{esc(label or chip_label(unit, quotes))}</button>'
+    )
+
+
+def closest_html(answer: Any, count: int = 3) -> str:
+    """A turned-away answer's closest rules as chips, so the player can open them
+    (the answer's text names them too, for the clipboard and the CLI). Two with
+    one label ("Melee Combat" of two books or sections) say which section."""
+    if answer.verdict != "not_found" or answer.citations:
+        return ""
+    hits = list(getattr(answer.search, "hits", ()) or ())[:count]
+    if not hits:
+        return ""
+    labels = [chip_label(h.unit) for h in hits]
+    chips = []
+    for h, label in zip(hits, labels, strict=True):
+        if labels.count(label) > 1 and h.unit.parent:
+            label = f"{label} ({h.unit.parent.rsplit(' > ', 1)[-1]})"
+        chips.append(chip_html(h.unit, [], label))
+    return (
+        '<div class="rl-chips rl-closest"><span class="rl-note">Closest rules:</span>'
+        + "".join(chips)
+        + "</div>"
     )
 
 
@@ -283,6 +305,7 @@ def answer_html(
         f'<span class="rl-meta">{esc(meta)}</span></div>',
         f'<div class="rl-text">{esc(answer.answer)}</div>',
         chips_html(answer.citations),
+        closest_html(answer),
     ]
     for note in answer.notes:
         parts.append(f'<div class="rl-note">{esc(note)}</div>')

@@ -105,6 +105,9 @@ _CHROME_NAME = re.compile(
 # prose.
 _LINKS_NAME = re.compile(r"^(?:[\w-]+__)?categories$", re.I)
 _SENTENCE_END = (".", "!", "?")
+_EMPTY_BRACKETS = re.compile(r"\s*\[\s*\]\s*$")
+# A heading's edit link as it reads: "[edit]", "edit", "[ edit source ]"
+_EDIT_LINK = re.compile(r"^\[?\s*edit(?:\s+(?:source|section))?\s*\]?$", re.I)
 _CLOSE_PUNCT = re.compile(r"\s+([.,;:!?)\]](?:\s|$))")  # a space before closing punctuation
 # A footnote's mark as its link reads: "1", "[1]", "a", "iv", "*", "†".
 _NOTE_MARK = re.compile(r"^\[?(\d{1,3}|[a-z]|[ivxl]{1,5}|[*\u2020\u2021\u00a7]{1,3})\]?$")
@@ -201,7 +204,15 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         )
     if el.find_parent(_HEADING_TAGS) is not None:
         # In a heading an id is the heading's anchor (MediaWiki's headline
-        # span); only a class names chrome there ("mw-editsection").
+        # span); only a class names chrome there ("mw-editsection"), or an edit
+        # link by what it says ("Altitude [edit]", whatever the wiki calls it).
+        said = el.get_text(" ", strip=True)
+        if (
+            (el.name == "a" or el.find("a") is not None)
+            and _EDIT_LINK.match(said)
+            and el.find_parent(_HEADING_TAGS).get_text(" ", strip=True) != said
+        ):
+            return True  # (a heading that is only "Edit" is the rules' own)
         return any(_CHROME_NAME.match(n) for n in classes)
     if "section" in names and el.get("id") and el.get("id") == _heading_slug(el):
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
@@ -718,6 +729,9 @@ class _Walker:
 
     def add(self, text: str, level: int = 0) -> None:
         self.flush()
+        if level:
+            # the brackets an edit link left behind: "Altitude [edit]" -> "Altitude []"
+            text = _EMPTY_BRACKETS.sub("", text)
         if text:
             self.outline.blocks.append(Block(self._labelled(text) if not level else text, level))
 
