@@ -173,7 +173,14 @@ class RulesService:
         from ruleslawyer.ingest.reader import decode_rulebook, read_bytes
         from ruleslawyer.ingest.sources import rulebook_files
 
-        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:  # a file where the folder should be, no permission
+            raise InputError(
+                f"the data dir {self.settings.data_dir} cannot be used: "
+                f"{err.strerror or type(err).__name__}; choose another with --data-dir "
+                "or RULESLAWYER_DATA_DIR"
+            ) from None
         catalog = self.catalog()
         new: list[tuple[Path, bytes, str]] = []
         if paths:

@@ -131,19 +131,37 @@ class Settings:
         if v := env.get("RULESLAWYER_LLM_API_KEY"):
             values["llm_api_key"] = v
         if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
-            values["max_rulebook_bytes"] = int(float(v) * 1024 * 1024)
+            values["max_rulebook_bytes"] = int(
+                _number(env, "RULESLAWYER_MAX_RULEBOOK_MB") * 1024 * 1024
+            )
         if v := env.get("RULESLAWYER_EXPLAIN"):
             values["explain"] = _on(v)
         if v := env.get("RULESLAWYER_VERDICT_CONFIDENCE"):
-            values["verdict_confidence"] = float(v)
+            values["verdict_confidence"] = _number(env, "RULESLAWYER_VERDICT_CONFIDENCE")
         if v := env.get("RULESLAWYER_THREADS"):
-            values["n_threads"] = int(v)
+            values["n_threads"] = int(_number(env, "RULESLAWYER_THREADS", whole=True))
         if v := env.get("RULESLAWYER_AUTO_SERVE"):
             values["auto_serve"] = _on(v)
         if v := env.get("RULESLAWYER_SERVE_IDLE"):
-            values["serve_idle_s"] = float(v)
+            values["serve_idle_s"] = _number(env, "RULESLAWYER_SERVE_IDLE")
         settings = cls(**values)
         return settings.with_overrides(**overrides)
+
+
+def _number(env: dict[str, str], name: str, *, whole: bool = False) -> float:
+    """A number from the environment, or a one-line error naming the variable
+    (not "Internal error: could not convert string to float")."""
+    from ruleslawyer.errors import InputError
+
+    raw = env[name].strip()
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise InputError(f"{name}={raw!r} is not {kind}; fix or unset it") from None
+    if value < 0 or value != value:  # negative, or NaN
+        raise InputError(f"{name}={raw!r} must be a number of at least 0; fix or unset it")
+    return float(value)
 
 
 def _on(value: str) -> bool:

@@ -639,3 +639,36 @@ def test_a_new_game_without_a_name_gets_a_hint_to_name_it(
     code, out, err = cli_run("games", data_dir=data_dir)
     assert code == 0, err
     assert "Bolt Action" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("RULESLAWYER_MAX_RULEBOOK_MB", "abc", "RULESLAWYER_MAX_RULEBOOK_MB='abc' is not a number"),
+        ("RULESLAWYER_THREADS", "2.5", "RULESLAWYER_THREADS='2.5' is not a whole number"),
+        ("RULESLAWYER_SERVE_IDLE", "-1", "must be a number of at least 0"),
+    ],
+)
+def test_a_bad_setting_in_the_environment_is_a_one_line_error(
+    cli_run: Run,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    value: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv(name, value)
+    code, _, err = cli_run("games", data_dir=data_dir)
+    assert code == 1 and message in one_error_line(err)
+
+
+def test_a_data_dir_that_cannot_be_a_folder_is_a_one_line_error(
+    cli_run: Run, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder", encoding="utf-8")
+    book = tmp_path / "fortress.txt"
+    book.write_text(SMALL_BOOK, encoding="utf-8")
+    code, _, err = cli_run("ingest", str(book), "--game", "fortress", data_dir=blocker / "sub")
+    line = one_error_line(err)
+    assert code == 1 and "cannot be used: Not a directory" in line and "--data-dir" in line
