@@ -59,6 +59,9 @@ TUNING_FILE = Path(__file__).with_name("tuning.toml")
 # 0.887); by recall@5 8 is better (0.991 against 0.982), but it changed no
 # answer's quotes on any split and embeds the sentences of three more rules
 # for every new question (README, "What was tried").
+# "rule 99.99", "section 3.2", "§ 10.05": a rule number the player names as one
+# (a bare "2.5" may be inches)
+_NAMED_NUMBER = re.compile(r"(?i)(?:\brule|\bsection|§)\s*(\d{1,3}(?:\.\d{1,3})+)\b")
 SENTENCE_DEPTH = 5
 # The relevance model's inputs, in order (see ``relevance_features``).
 RELEVANCE_FEATURES = (
@@ -167,6 +170,9 @@ class HybridRetriever:
         self.detector = GameDetector(self.units, index.games())
         self.game_names = sorted(set(self.games.tolist()))
         self._game_rows = {g: np.flatnonzero(self.games == g) for g in self.game_names}
+        self._ids = {
+            g: {self.units[i].rule_id for i in rows} for g, rows in self._game_rows.items()
+        }
         self.exact = ExactIndex(self.units)
         corpus = [tokenize(f"{u.title} {u.rule_id} {u.search_text}") or [""] for u in self.units]
         self.bm25 = bm25s.BM25()
@@ -321,6 +327,13 @@ class HybridRetriever:
             x = self._relevance_inputs(sig, ranked, t)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        # A rule number is missing from the game the player chose, or, when the
+        # game was only detected, from every loaded game.
+        in_scope = (
+            self._ids.get(sig.given_game, set())
+            if sig.given_game
+            else set().union(*self._ids.values())
+        )
         return SearchResult(
             query=sig.query,
             game=ranked.game,
@@ -329,6 +342,9 @@ class HybridRetriever:
             relevant=bool(hits) and relevance >= t.floor,
             relevance=relevance,
             warnings=tuple(sig.warnings),
+            missing_numbers=tuple(
+                dict.fromkeys(n for n in _NAMED_NUMBER.findall(sig.query) if n not in in_scope)
+            ),
         )
 
     def _by_sentence(self, sig: Signals, ranked: _Ranked, t: Tuning) -> list[tuple[int, float]]:

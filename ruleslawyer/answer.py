@@ -152,6 +152,8 @@ class Answerer:
         timings = dict(timings or {})
         t0 = time.perf_counter()
         notes: list[str] = list(search.warnings)
+        if search.missing_numbers and search.relevant:
+            notes.append(_no_such_rule(search) + " The rules quoted are the closest.")
         model = self.model_name if not opts.evidence_only else "none (evidence only)"
         llm = None if opts.evidence_only else self.llm
         relevant = search.relevant
@@ -470,6 +472,16 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def _no_such_rule(search: SearchResult) -> str:
+    """ "There is no rule 99.99 in the loaded rules." for the numbers the question
+    names that no rule in its scope has."""
+    named = ", ".join(search.missing_numbers)
+    chosen = search.game and not search.game_detected
+    where = f"the {search.game} rules" if chosen else "the loaded rules"
+    plural = "s" if len(search.missing_numbers) > 1 else ""
+    return f"There is no rule{plural} {named} in {where}."
+
+
 def _not_covered(search: SearchResult) -> tuple[str, str]:
     """Why nothing is quoted, and the answer's ``verdict_source``: "game" when the
     player is asked to choose the game, so the badge says so.
@@ -478,6 +490,10 @@ def _not_covered(search: SearchResult) -> tuple[str, str]:
     games, "not covered" may be wrong: each game may have its own rule ("how far
     can my unit move when it charges?" is answered once the game is chosen), and
     which game the question is about is the one thing the player can tell us."""
+    if search.missing_numbers:
+        # "What does rule 99.99 say?": say it does not exist, rather than that the
+        # rules "do not cover" it beside three unrelated rules
+        return _no_such_rule(search), ""
     games = list(dict.fromkeys(h.unit.game for h in search.hits[:3]))
     if search.game is None and len(games) > 1:
         return (

@@ -273,6 +273,8 @@ class SearchResult:
     relevant: bool  # False when nothing clears the relevance floor
     relevance: float = 0.0  # 0..1, how well the best unit matches
     warnings: tuple[str, ...] = ()
+    # rule numbers the question names ("rule 99.99") that no rule in scope has
+    missing_numbers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -282,6 +284,7 @@ class SearchResult:
             "relevant": self.relevant,
             "relevance": round(self.relevance, 4),
             "warnings": list(self.warnings),
+            "missing_numbers": list(self.missing_numbers),
             "results": [h.to_dict() for h in self.hits],
         }
 

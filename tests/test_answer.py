@@ -133,6 +133,20 @@ def test_prompt_injection_cites_nothing_outside_the_index(seeded_service, questi
     assert "99.99" not in " ".join(c.unit.rule_id for c in answer.citations)
 
 
+def test_a_rule_number_that_does_not_exist_is_said_not_to(seeded_service) -> None:
+    """ "What does rule 99.99 say?" was "not covered", beside three unrelated rules."""
+    answer = seeded_service.ask("What does rule 99.99 say?")
+    assert answer.verdict == "not_found" and answer.citations == ()
+    assert answer.answer.startswith("There is no rule 99.99 in the loaded rules.")
+    chosen = seeded_service.ask("What does rule 24.99 say?", game="40k")
+    assert chosen.answer.startswith("There is no rule 24.99 in the 40k rules.")
+    # a number that exists is looked up; a bare decimal is no rule number
+    assert seeded_service.ask("What does rule 24.21 say?").citations[0].unit.rule_id == "24.21"
+    assert seeded_service.search("can I move 2.5 inches?", "40k").missing_numbers == ()
+    # another game's number is no rule of the game chosen
+    assert seeded_service.search("what does rule 24.21 say?", "aos").missing_numbers == ("24.21",)
+
+
 def test_model_claims_are_verified() -> None:
     unit_text = "Each time an attack is made with a [LANCE] weapon, add 1 to the wound roll."
 
