@@ -292,6 +292,30 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     assert not page.page_errors, page.page_errors
 
 
+def test_on_a_phone_a_chip_brings_up_its_rule_and_another_game_starts_afresh(page: Any) -> None:
+    """At phone width the Rule panel sits below the chat: a tapped chip seemed to do
+    nothing. And a short question asked after switching games was glued to the last
+    game's question as a follow-up."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    answer = ask(page, "Can a battle-shocked unit start an action?")
+    answer.locator(".rl-chip", has_text="16.01").first.click()
+    panel = page.locator("#rl-rule-panel")
+    panel.locator("mark").first.wait_for(timeout=WAIT)
+    page.wait_for_function(
+        "() => { const r = document.getElementById('rl-rule-panel').getBoundingClientRect();"
+        " return r.top >= -5 && r.top < window.innerHeight / 2; }",
+        timeout=WAIT,
+    )
+    chat = page.locator("#rl-chat").bounding_box()
+    assert panel.bounding_box()["x"] == pytest.approx(chat["x"], abs=40)  # stacked, not beside
+    shot(page, "phone-rule")
+
+    page.locator("#rl-game").get_by_text("Age of Sigmar", exact=True).click()
+    page.wait_for_timeout(500)
+    after = ask(page, "can it shoot?")
+    assert after.locator(".rl-searched").count() == 0, after.inner_text()
+
+
 def test_game_names_are_shown_as_text(seeded_service: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game's display name comes from whoever added it: never markup on the page."""
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -76,6 +76,13 @@ if (!window.__rlChipListener) {
     document.querySelectorAll('.rl-chip.rl-active').forEach(function (c) { c.classList.remove('rl-active'); });
     chip.classList.add('rl-active');
     window.__rlTrigger('click', {cite: chip.value || ''});
+    // On a phone the Rule panel is below the chat, out of sight: bring it up.
+    if (window.innerWidth <= 760) {
+      setTimeout(function () {
+        const panel = document.getElementById('rl-rule-panel');
+        if (panel) panel.scrollIntoView({behavior: 'smooth', block: 'start'});
+      }, 400);
+    }
   });
 }
 """
@@ -143,6 +150,11 @@ mark.rl-mark { background: #fde68a; color: #111827; padding: 0 2px; border-radiu
   padding: 10px 14px; min-height: 220px; background: var(--block-background-fill); }
 #rl-browser-rule { border: 1px solid var(--border-color-primary); border-radius: var(--radius-lg);
   padding: 10px 14px; min-height: 200px; }
+/* A phone: the rule beside a table or the chat gets a few letters a line; stack them. */
+@media (max-width: 760px) {
+  .rl-stack { flex-direction: column !important; }
+  .rl-stack > * { min-width: 100% !important; max-width: 100% !important; }
+}
 """
 
 
@@ -727,7 +739,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
         )
         topic = gr.State(None)
         with gr.Tabs():
-            with gr.Tab("Ask", id="ask"), gr.Row(equal_height=False):
+            with gr.Tab("Ask", id="ask"), gr.Row(equal_height=False, elem_classes="rl-stack"):
                 with gr.Column(scale=3):
                     chatbot = gr.Chatbot(
                         label="Rules chat",
@@ -792,7 +804,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                     )
                     b_show = gr.Radio(SHOW_CHOICES, value="all", label="Show", elem_id="rl-b-show")
                 b_count = gr.Markdown(elem_id="rl-b-count")
-                with gr.Row(equal_height=False):
+                with gr.Row(equal_height=False, elem_classes="rl-stack"):
                     b_table = gr.Dataframe(
                         headers=BROWSE_HEADERS,
                         interactive=False,
