@@ -892,3 +892,25 @@ def test_upload_to_an_unknown_game_is_refused(handlers: Any, tmp_path: Path) -> 
     upload.write_bytes(BRASS_MD[0].read_bytes())
     status, _ = handlers.add_rulebook(str(upload), "chess", None)
     assert "rl-error" in status and "chess" in status and "New game" in status
+
+
+@pytest.mark.parametrize(
+    ("kept", "expected"),
+    [
+        (
+            {"chat": [{"role": "user", "content": "q"}], "topic": "q", "game": "aos"},
+            ([{"role": "user", "content": "q"}], "q", "aos"),
+        ),
+        ({}, ([], None, None)),
+        (None, ([], None, None)),
+        ("junk", ([], None, None)),
+        ({"chat": [{"role": "system", "content": "x"}], "topic": 3, "game": []}, ([], None, None)),
+        ({"chat": "not a list", "game": "40k"}, ([], None, "40k")),
+    ],
+)
+def test_a_kept_conversation_is_restored_only_as_written(kept: Any, expected: Any) -> None:
+    """What a browser kept is the page's own, but an old page's or a hand-edited one
+    must not break the page on load."""
+    from ruleslawyer.ui.app import restored
+
+    assert restored(kept) == expected

@@ -315,6 +315,20 @@ def test_on_a_phone_a_chip_brings_up_its_rule_and_another_game_starts_afresh(pag
     after = ask(page, "can it shoot?")
     assert after.locator(".rl-searched").count() == 0, after.inner_text()
 
+    # A reload (a phone that locked) keeps the conversation and its game.
+    page.reload(wait_until="load")
+    page.locator("#rl-chat .rl-done").nth(1).wait_for(timeout=WAIT)
+    chat = page.locator("#rl-chat").inner_text()
+    assert "battle-shocked" in chat and "can it shoot?" in chat
+    assert page.locator("#rl-game input[value='aos']").is_checked()
+    # Clear chat forgets it for good.
+    page.locator("#rl-clear").click()
+    page.wait_for_timeout(800)
+    page.reload(wait_until="load")
+    page.wait_for_selector("#rl-question textarea", timeout=WAIT)
+    page.wait_for_timeout(1500)
+    assert page.locator("#rl-chat .rl-done").count() == 0
+
 
 def test_game_names_are_shown_as_text(seeded_service: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A game's display name comes from whoever added it: never markup on the page."""

@@ -62,6 +62,7 @@ STAGES = {"reading": "reading the rulebooks", "embedding": "indexing the rules"}
 PROGRESS = gr.Progress()  # Gradio gives each event its own tracker through this default
 RULE_PLACEHOLDER = "Click a citation chip under an answer to read the whole rule here."
 MAX_BROWSE_ROWS = 500
+KEPT_MESSAGES = 40  # the last 20 questions and answers survive a reload
 
 # Sends a chip's data (in a chat answer or anywhere on the page) to the Rule
 # panel's "click" event. One document listener; the latest trigger is used.
@@ -156,6 +157,24 @@ mark.rl-mark { background: #fde68a; color: #111827; padding: 0 2px; border-radiu
   .rl-stack > * { min-width: 100% !important; max-width: 100% !important; }
 }
 """
+
+
+def restored(kept: Any) -> tuple[list[Any], str | None, str | None]:
+    """(chat, follow-up topic, game) from what a browser kept, or empties for
+    anything that is not what ``keep`` wrote (an old page's, a hand-edited one)."""
+    if not isinstance(kept, dict):
+        return [], None, None
+    chat = kept.get("chat")
+    ok = isinstance(chat, list) and all(
+        isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in chat
+    )
+    topic = kept.get("topic")
+    game = kept.get("game")
+    return (
+        list(chat) if ok and isinstance(chat, list) else [],
+        topic if isinstance(topic, str) else None,
+        game if isinstance(game, str) else None,
+    )
 
 
 def game_arg(service: Any, choice: str | None) -> str | None:
@@ -738,6 +757,7 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             js_on_load=None,
         )
         topic = gr.State(None)
+        kept_chat = gr.BrowserState({}, storage_key="ruleslawyer-chat")
         with gr.Tabs():
             with gr.Tab("Ask", id="ask"), gr.Row(equal_height=False, elem_classes="rl-stack"):
                 with gr.Column(scale=3):
@@ -912,6 +932,25 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
         def reset() -> tuple[Any, ...]:
             return [], None, "", fmt.placeholder_html(RULE_PLACEHOLDER)
 
+        def keep(history: list[Any] | None, topic_now: str | None, game_now: str) -> Any:
+            return {
+                "chat": list(history or [])[-KEPT_MESSAGES:],
+                "topic": topic_now,
+                "game": game_now,
+            }
+
+        # The conversation is kept in this browser's local storage, as it stands
+        # after each answer, a game switch or a clear.
+        for event in (chatbot.change, game.change):
+            event(
+                keep,
+                inputs=[chatbot, topic, game],
+                outputs=[kept_chat],
+                api_visibility="private",
+                queue=False,
+                show_progress="hidden",
+            )
+
         reset_outputs = [chatbot, topic, last_answer, rule_panel]
         # Another game is another conversation: a short question asked after the
         # switch is not a follow-up of the last game's question.
@@ -1058,19 +1097,35 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
             section: str,
             text: str,
             show: str,
+            kept: Any,
         ) -> tuple[Any, ...]:
+            # The conversation this browser had before a reload (a phone that
+            # locked, a pull-to-refresh at the table), in the game it was in.
+            chat, topic_then, game_then = restored(kept)
             # The games as they are now: another visitor may have added one.
             return (
-                *h.selectors(chat_choice, game_choice, source_choice),
+                *h.selectors(game_then or chat_choice, game_choice, source_choice),
                 h.sources_table(),
                 removable(),
                 *h.browse_game(game_choice, text, show),
+                chat if chat else gr.skip(),
+                topic_then if chat else gr.skip(),
             )
 
         demo.load(
             on_load,
-            inputs=[game, s_game, *browse_inputs],
-            outputs=[game, b_game, s_game, s_table, s_remove_file, b_section, *browse_outputs],
+            inputs=[game, s_game, *browse_inputs, kept_chat],
+            outputs=[
+                game,
+                b_game,
+                s_game,
+                s_table,
+                s_remove_file,
+                b_section,
+                *browse_outputs,
+                chatbot,
+                topic,
+            ],
             **in_order,
         )
     return demo
