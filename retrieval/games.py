@@ -75,6 +75,10 @@ class GameDetector:
             if k / n >= 0.9:
                 self.distinctive[word] = (game, min(1.0, 0.35 * math.log2(1 + k)))
 
+    def named(self, question: str) -> list[str]:
+        """The games ``question`` names outright ("in AoS"), in the manifests' order."""
+        return [g for rx, g, w in self.cues if w == NAMED_WEIGHT and rx.search(question)]
+
     def without_names(self, question: str) -> str:
         """The question minus the games it names: "in Age of Sigmar" picks the game
         and says nothing about which rule answers."""

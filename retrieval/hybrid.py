@@ -251,6 +251,15 @@ class HybridRetriever:
                 f"question truncated to its first {max_chars} of {len(query)} characters"
             )
             query = query[:max_chars]
+        if game is not None:
+            # "What does Redeploy do in AoS?" with 40k chosen: answered from 40k's
+            # rules, as asked, but the player should know why AoS's is not quoted.
+            others = [g for g in dict.fromkeys(self.detector.named(query)) if g != game]
+            if others:
+                warnings.append(
+                    f"the question names {', '.join(others)}, but {game} was chosen: "
+                    f"answered from {game}'s rules (choose {others[0]}, or Auto, for its)"
+                )
         matches = self.exact.match(query) if "exact" in use else []
         # A rule the question names outright is evidence of its game.
         named: dict[str, float] = {}

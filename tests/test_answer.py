@@ -695,3 +695,13 @@ def test_a_model_measured_to_explain_wrongly_explains_nothing(seeded_settings, t
         assert answer.citations and answer.citations[0].unit.rule_id == "16.01"
         assert (service.preload_llm(question) is None) == (not streams)
         service.close()
+
+
+def test_a_chosen_game_is_kept_but_another_named_one_is_noted(seeded_service) -> None:
+    """With 40k chosen, "What does Redeploy do in AoS?" is answered from 40k's
+    rules as asked; a note says why AoS's Redeploy is not quoted."""
+    chosen = seeded_service.ask("What does Redeploy do in AoS?", game="40k")
+    assert all(c.unit.game == "40k" for c in chosen.citations)
+    assert any("names aos, but 40k was chosen" in n for n in chosen.notes), chosen.notes
+    same = seeded_service.ask("What does Redeploy do in AoS?", game="aos")
+    assert not any("was chosen" in n for n in same.notes)
