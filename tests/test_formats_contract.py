@@ -41,7 +41,7 @@ EXPECTED = json.loads((FIXTURES / "expected.json").read_text(encoding="utf-8"))
 BB = EXPECTED["game"]  # "brass-and-bayonet"
 MARKDOWN = sorted((FIXTURES / "markdown").glob("0*.md"))
 HTML_PAGE = FIXTURES / "html" / "brass-and-bayonet.html"
-SEED_40K = PROJECT_ROOT / "seeds" / "001_54cae82ecb650c74.txt"
+SEED_40K = PROJECT_ROOT / "seeds" / "40k-actions.txt"
 
 # Every kind a parser gives (ingest.numbered, abilities, wiki, plain, outline).
 KINDS = {"rule", "ability", "ruling", "faq", "appendix", "section", "example"}

@@ -96,7 +96,7 @@ def test_ingest_then_list(cli_run: Run, tmp_path: Path) -> None:
         assert "search_text" not in u
     lance = next(u for u in units if u["rule_id"] == "24.21")
     assert lance["title"] == "[LANCE]" and lance["title_inferred"] is True
-    assert lance["source"]["file"] == "004_17c03dbe93729212.txt"
+    assert lance["source"]["file"] == "40k-core-abilities.txt"
     assert lance["source"]["end"] > lance["source"]["start"]
 
     _, aos = rules_json(cli_run, data, "--game", "aos")
@@ -294,7 +294,7 @@ def test_remove_takes_an_added_rulebook_out(cli_run: Run, data_dir: Path, tmp_pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("000_77e8f599e6a938f0.txt",), "a seed rulebook ships with ruleslawyer"),
+        (("warmachine-any-time-abilities.txt",), "a seed rulebook ships with ruleslawyer"),
         (("nope.md",), "no added rulebook of that name (added: fortress.txt)"),
         (("--game", "aos"), "aos: no added rulebooks of that game"),
         ((), "say which rulebooks to remove"),

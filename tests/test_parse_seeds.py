@@ -18,11 +18,11 @@ from ruleslawyer.ingest.units import ParseResult
 from ruleslawyer.records import RuleUnit
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
-CORE_40K = "004_17c03dbe93729212.txt"
-SHOOTING_40K = "003_c5d94bf22c72a098.txt"
-ACTIONS_40K = "001_54cae82ecb650c74.txt"
-AOS = "002_90ad98b658cc4d31.txt"
-WARMACHINE = "000_77e8f599e6a938f0.txt"
+CORE_40K = "40k-core-abilities.txt"
+SHOOTING_40K = "40k-shooting-phase.txt"
+ACTIONS_40K = "40k-actions.txt"
+AOS = "aos-core-abilities.txt"
+WARMACHINE = "warmachine-any-time-abilities.txt"
 
 REQUIRED_40K = (
     [f"24.{n:02d}" for n in range(1, 39)] + [f"10.{n:02d}" for n in range(1, 8)] + ["16.01"]
