@@ -67,6 +67,8 @@ class IngestReport:
     warnings: list[str] = field(default_factory=list)
     # library files this ingest put in another's place (``ingest --replace``)
     replaced: list[str] = field(default_factory=list)
+    # the files this ingest added, as the library names them (none: a rebuild)
+    added: list[str] = field(default_factory=list)
 
     @property
     def units(self) -> int:

@@ -145,7 +145,9 @@ def ingest(
         click.echo(
             f"Index is up to date ({report.units} rules); nothing to do. Use --force to rebuild."
         )
-    for f in report.files:
+    # With files added, their report; the rest (the seeds, earlier books) would bury it.
+    shown = [f for f in report.files if f.file in report.added] if report.added else report.files
+    for f in shown:
         pages = f", {f.pages} page{'' if f.pages == 1 else 's'}" if f.pages else ""
         units = f"{f.units} unit{'' if f.units == 1 else 's'}"
         click.echo(f"{f.file}  [{f.game}, {f.format}: {f.parser} parser{pages}]  {units}")
@@ -163,6 +165,12 @@ def ingest(
             click.echo(f"    left out: {dropped}")
         for w in f.warnings:
             click.echo(f"    warning: {w}")
+    if len(shown) < len(report.files):
+        others = len(report.files) - len(shown)
+        click.echo(
+            f"(and {others} other rulebook{'' if others == 1 else 's'}: `ruleslawyer ingest` "
+            "alone reports every one)"
+        )
     for line in report.replaced:
         click.echo(line)
     by_game = ", ".join(f"{g}: {n}" for g, n in report.units_by_game.items())

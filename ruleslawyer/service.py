@@ -224,6 +224,7 @@ class RulesService:
                     catalog, list(catalog.rulebooks), force=force, progress=progress
                 )
             report.replaced.extend(replaced)
+            report.added.extend(name for _, name, _ in stored)
             # Under the same lock: two ingests never export at once.
             self.prepare_embedder()
         self._forget_index()

@@ -374,6 +374,19 @@ def test_a_file_named_like_a_library_file_is_refused_not_swapped_in(
     assert (data_dir / "rulebooks" / "fortress.txt").read_text(encoding="utf-8") == OTHER_BOOK
 
 
+def test_an_added_files_report_is_not_buried_under_the_others(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """Adding one book printed every seed's report too, dozens of recovered titles,
+    around the one line about the book just added."""
+    _, out = add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
+    assert "fortress.txt  [fortress, text: numbered parser]  3 units" in out
+    assert "40k-core-abilities.txt" not in out and "titles:" in out
+    assert "(and 5 other rulebooks: `ruleslawyer ingest` alone reports every one)" in out
+    code, out, err = cli_run("ingest", "--force", data_dir=data_dir)
+    assert code == 0 and "40k-core-abilities.txt" in out and "other rulebooks" not in out, err
+
+
 def test_the_same_file_for_another_game_is_moved_only_when_asked(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
