@@ -170,9 +170,6 @@ class HybridRetriever:
         self.detector = GameDetector(self.units, index.games())
         self.game_names = sorted(set(self.games.tolist()))
         self._game_rows = {g: np.flatnonzero(self.games == g) for g in self.game_names}
-        self._ids = {
-            g: {self.units[i].rule_id for i in rows} for g, rows in self._game_rows.items()
-        }
         self.exact = ExactIndex(self.units)
         corpus = [tokenize(f"{u.title} {u.rule_id} {u.search_text}") or [""] for u in self.units]
         self.bm25 = bm25s.BM25()
@@ -336,13 +333,6 @@ class HybridRetriever:
             x = self._relevance_inputs(sig, ranked, t)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        # A rule number is missing from the game the player chose, or, when the
-        # game was only detected, from every loaded game.
-        in_scope = (
-            self._ids.get(sig.given_game, set())
-            if sig.given_game
-            else set().union(*self._ids.values())
-        )
         return SearchResult(
             query=sig.query,
             game=ranked.game,
@@ -351,9 +341,20 @@ class HybridRetriever:
             relevant=bool(hits) and relevance >= t.floor,
             relevance=relevance,
             warnings=tuple(sig.warnings),
-            missing_numbers=tuple(
-                dict.fromkeys(n for n in _NAMED_NUMBER.findall(sig.query) if n not in in_scope)
-            ),
+            missing_numbers=self._missing_numbers(sig),
+        )
+
+    def _missing_numbers(self, sig: Signals) -> tuple[str, ...]:
+        """The rule numbers the question names ("rule 99.99") that no rule has in the
+        game the player chose, or, when the game was only detected, in any game."""
+        named = dict.fromkeys(_NAMED_NUMBER.findall(sig.query))
+        return tuple(
+            n
+            for n in named
+            if not any(
+                sig.given_game is None or self.units[i].game == sig.given_game
+                for i in self.exact.by_number.get(n, ())
+            )
         )
 
     def _by_sentence(self, sig: Signals, ranked: _Ranked, t: Tuning) -> list[tuple[int, float]]:

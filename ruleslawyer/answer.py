@@ -292,18 +292,15 @@ class Answerer:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
         if self.faq_match.min_similarity > 1.0:  # off: skip the embedding
             return None
-        found = self.faq_similarity(question, primary.quote)
-        if found is None:
-            return None
-        answer, similar = found
-        if similar < self.faq_match.min_similarity:
-            return None
+        found = faq_answer(primary.quote)
         # A close question with a condition the player did not ask about ("... after
         # making a scout move?") is another question: its answer is not theirs.
-        asked = faq_answer(primary.quote)
-        if asked and self.picker.missing_conditions(question, asked[0]):
+        # (Checked first: it needs no embedding.)
+        if found is None or self.picker.missing_conditions(question, found[0]):
             return None
-        return answer
+        asked, answer = found
+        similar = self._similarity(question, asked)
+        return answer if similar >= self.faq_match.min_similarity else None
 
     def faq_similarity(self, question: str, quote: str) -> tuple[Verdict, float] | None:
         """When ``quote`` is an FAQ entry: its literal yes/no, and how close its
@@ -312,8 +309,11 @@ class Answerer:
         if found is None:
             return None
         asked, answer = found
+        return answer, self._similarity(question, asked)
+
+    def _similarity(self, question: str, asked: str) -> float:
         vectors = self.picker.embedder.embed([question, asked])
-        return answer, float(vectors[0] @ vectors[1])
+        return float(vectors[0] @ vectors[1])
 
     def evidence(self, question: str, search: SearchResult) -> list[Evidence]:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [

@@ -132,36 +132,36 @@ class Settings:
             values["llm_api_key"] = v
         if v := env.get("RULESLAWYER_MAX_RULEBOOK_MB"):
             values["max_rulebook_bytes"] = int(
-                _number(env, "RULESLAWYER_MAX_RULEBOOK_MB") * 1024 * 1024
+                _number("RULESLAWYER_MAX_RULEBOOK_MB", v) * 1024 * 1024
             )
         if v := env.get("RULESLAWYER_EXPLAIN"):
             values["explain"] = _on(v)
         if v := env.get("RULESLAWYER_VERDICT_CONFIDENCE"):
-            values["verdict_confidence"] = _number(env, "RULESLAWYER_VERDICT_CONFIDENCE")
+            values["verdict_confidence"] = _number("RULESLAWYER_VERDICT_CONFIDENCE", v)
         if v := env.get("RULESLAWYER_THREADS"):
-            values["n_threads"] = int(_number(env, "RULESLAWYER_THREADS", whole=True))
+            values["n_threads"] = int(_number("RULESLAWYER_THREADS", v, whole=True))
         if v := env.get("RULESLAWYER_AUTO_SERVE"):
             values["auto_serve"] = _on(v)
         if v := env.get("RULESLAWYER_SERVE_IDLE"):
-            values["serve_idle_s"] = _number(env, "RULESLAWYER_SERVE_IDLE")
+            values["serve_idle_s"] = _number("RULESLAWYER_SERVE_IDLE", v)
         settings = cls(**values)
         return settings.with_overrides(**overrides)
 
 
-def _number(env: dict[str, str], name: str, *, whole: bool = False) -> float:
-    """A number from the environment, or a one-line error naming the variable
-    (not "Internal error: could not convert string to float")."""
+def _number(name: str, value: str, *, whole: bool = False) -> float:
+    """The environment variable ``name``'s ``value`` as a number, or a one-line error
+    naming it (not "Internal error: could not convert string to float")."""
     from ruleslawyer.errors import InputError
 
-    raw = env[name].strip()
+    raw = value.strip()
     try:
-        value = int(raw) if whole else float(raw)
+        number = int(raw) if whole else float(raw)
     except ValueError:
         kind = "a whole number" if whole else "a number"
         raise InputError(f"{name}={raw!r} is not {kind}; fix or unset it") from None
-    if value < 0 or value != value:  # negative, or NaN
+    if number < 0 or number != number:  # negative, or NaN
         raise InputError(f"{name}={raw!r} must be a number of at least 0; fix or unset it")
-    return float(value)
+    return float(number)
 
 
 def _on(value: str) -> bool:

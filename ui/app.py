@@ -165,13 +165,14 @@ def restored(kept: Any) -> tuple[list[Any], str | None, str | None]:
     if not isinstance(kept, dict):
         return [], None, None
     chat = kept.get("chat")
-    ok = isinstance(chat, list) and all(
+    if not isinstance(chat, list) or not all(
         isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in chat
-    )
+    ):
+        chat = []
     topic = kept.get("topic")
     game = kept.get("game")
     return (
-        list(chat) if ok and isinstance(chat, list) else [],
+        list(chat),
         topic if isinstance(topic, str) else None,
         game if isinstance(game, str) else None,
     )
@@ -939,22 +940,32 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                 "game": game_now,
             }
 
+        def switch(history: list[Any] | None, game_now: str) -> tuple[Any, Any]:
+            # Another game is another conversation: a short question asked after
+            # the switch is not a follow-up of the last game's question. (One
+            # event, so what is kept never holds the old game's topic.)
+            return None, keep(history, None, game_now)
+
         # The conversation is kept in this browser's local storage, as it stands
         # after each answer, a game switch or a clear.
-        for event in (chatbot.change, game.change):
-            event(
-                keep,
-                inputs=[chatbot, topic, game],
-                outputs=[kept_chat],
-                api_visibility="private",
-                queue=False,
-                show_progress="hidden",
-            )
+        chatbot.change(
+            keep,
+            inputs=[chatbot, topic, game],
+            outputs=[kept_chat],
+            api_visibility="private",
+            queue=False,
+            show_progress="hidden",
+        )
+        game.change(
+            switch,
+            inputs=[chatbot, game],
+            outputs=[topic, kept_chat],
+            api_visibility="private",
+            queue=False,
+            show_progress="hidden",
+        )
 
         reset_outputs = [chatbot, topic, last_answer, rule_panel]
-        # Another game is another conversation: a short question asked after the
-        # switch is not a follow-up of the last game's question.
-        game.change(lambda: None, outputs=[topic], api_visibility="private", queue=False)
         clear.click(reset, outputs=reset_outputs, api_visibility="private", queue=False)
         chatbot.clear(reset, outputs=reset_outputs, api_visibility="private", queue=False)
         copy.click(None, inputs=[last_answer], js=COPY_JS, api_visibility="private", queue=False)
