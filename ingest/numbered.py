@@ -123,6 +123,7 @@ class _Heading:
     body: int  # where the rule text starts
     title: str
     title_source: str
+    lost_title: tuple[int, int] | None = None  # empty brackets where a title was printed
 
 
 def _candidates(masked: str) -> list[re.Match[str]]:
@@ -162,6 +163,7 @@ def _increasing_run(cands: list[re.Match[str]]) -> list[re.Match[str]]:
 def _heading_for(masked: str, m: re.Match[str], floor: int) -> _Heading:
     number = f"{m.group(1)}.{m.group(2)}"
     start, body, title, source = m.start(), m.end(), "", ""
+    lost_title: tuple[int, int] | None = None
     pre = _PRE_TITLE.search(masked, max(floor, m.start() - 60), m.start())
     # the printed title sits on the heading's own line: "[ANTI] 24.03", "LEADER 24.22"
     if pre and pre.end() == m.start():
@@ -173,13 +175,20 @@ def _heading_for(masked: str, m: re.Match[str], floor: int) -> _Heading:
             inner = raw.strip("[]").strip()
             if inner:
                 title, source = tidy_title(raw), "printed"
+            else:
+                # "[] 24.21": the keyword title was lost in extraction. The
+                # empty brackets end neither rule: they are left out (and
+                # reported), so no quote of either reads "[] 24.21 ...".
+                lost = masked.find("]", start) + 1
+                lost += len(masked[lost : m.start()]) - len(masked[lost : m.start()].lstrip())
+                lost_title = (start, lost)
     # "10.02Shoot\n": a short title on the rest of the heading line
     line_end = masked.find("\n", m.end())
     line_end = len(masked) if line_end < 0 else line_end
     rest = masked[m.end() : line_end].strip()
     if not title and rest and len(rest.split()) <= 6 and not rest.endswith((".", ":")):
         title, source, body = tidy_title(rest), "printed", line_end
-    return _Heading(number, start, body, title, source)
+    return _Heading(number, start, body, title, source, lost_title)
 
 
 def infer_title(body: str) -> str:
@@ -258,6 +267,9 @@ def parse_numbered(
         furniture.append((0, headings[0].start, "navigation before the first rule"))
 
     for h in headings:
+        if h.lost_title:
+            furniture.append((*h.lost_title, "empty title brackets"))
+    for h in headings:
         end = end_of(h.start)
         body_text = masked[h.body : end]
         title, source = h.title, h.title_source
@@ -278,7 +290,7 @@ def parse_numbered(
             game=game,
             title=title,
             text=text,
-            span=(h.start, end),
+            span=(h.lost_title[1] if h.lost_title else h.start, end),
             file=file,
             parent=chapters.get(major) or header or parent,
             kind="rule",

@@ -35,8 +35,12 @@ def test_lost_bracket_title_is_inferred_from_the_body() -> None:
     assert unit.title == "[FOO BAR]"
     assert unit.title_source == "body"
     assert unit.title_inferred is True
-    assert unit.text.startswith("[] 3.02 Each time an attack")
     assert "3.03" not in unit.text
+    # the empty brackets are what is left of the title: in neither rule's quotes,
+    # reported as left out
+    assert unit.text.startswith("3.02 Each time an attack")
+    assert not result.units[0].text.endswith("[]")
+    assert [text[s:e] for s, e, why in result.furniture if why == "empty title brackets"] == ["[] "]
 
 
 def test_printed_titles_before_and_after_the_number() -> None:
