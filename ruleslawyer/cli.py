@@ -294,7 +294,10 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the unit(s) as JSON.")
 @pass_ctx
 def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> None:
-    """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight")."""
+    """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
+
+    A chapter number the book prints no rule for (24) prints the rules numbered under it.
+    """
     units = ctx.service().find_rules(rule_id, game)
     if as_json:
         payload: Any = units[0].to_dict() if len(units) == 1 else [u.to_dict() for u in units]

@@ -44,6 +44,11 @@ def rule_key(rule_id: str) -> str:
     return normalize(rule_id).lower().replace('"', "")
 
 
+def _numeric(rule_id: str) -> tuple[int, ...]:
+    """'24.3' before '24.21': the order a printed number sorts in the book."""
+    return tuple(int(p) if p.isdigit() else 0 for p in rule_id.split("."))
+
+
 def number_ranges(rule_ids: Sequence[str]) -> str:
     """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly, each
     spelled as the book prints it ("1.1-1.3, 1.2.1", never "1.01")."""
@@ -389,6 +394,13 @@ class RulesService:
             hits = [
                 u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")
             ]
+        if not hits and re.fullmatch(r"\d+(?:\.\d+)*", key):
+            # A bare chapter number ("24", "1.2" where only 1.2.1... are printed):
+            # the rules numbered under it, in book order.
+            hits = sorted(
+                (u for u in units if u.rule_id.startswith(key + ".")),
+                key=lambda u: _numeric(u.rule_id),
+            )
         if hits:
             return hits
         names = sorted({u.rule_id for u in units} | {u.title for u in units if u.title})

@@ -175,6 +175,20 @@ def test_show_unknown_number(cli_run: Run, data_dir: Path) -> None:
     assert "24.01-24.38" in line and "10.01-10.07" in line
 
 
+def test_show_a_bare_chapter_number_prints_its_rules_in_book_order(
+    cli_run: Run, data_dir: Path
+) -> None:
+    # the seeds print no rule "24", only 24.01-24.38 under it
+    code, out, _ = cli_run("rules", "show", "24", "--json", data_dir=data_dir)
+    assert code == 0
+    ids = [u["rule_id"] for u in json.loads(out)]
+    assert ids[0] == "24.01" and ids[-1] == "24.38" and len(ids) == 38
+    # a chapter with no rules under it is still no rule
+    code, out, err = cli_run("rules", "show", "2", data_dir=data_dir)
+    assert code != 0 and out == ""
+    assert one_error_line(err).startswith("Error: no rule 2;")
+
+
 @pytest.mark.parametrize(
     ("ids", "shown"),
     [
