@@ -82,8 +82,17 @@ class Catalog:
         return Catalog(self.rulebooks + other.rulebooks, games)
 
 
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
+
+
 def slugify(text: str) -> str:
-    """``"Line of Sight"`` -> ``"line-of-sight"``: ASCII, lower case, hyphens."""
+    """``"Line of Sight"`` -> ``"line-of-sight"``: ASCII, lower case, hyphens.
+
+    A typographic apostrophe counts as a typed one ("Officer’s Orders" and
+    "Officer's Orders" are both ``officer-s-orders``): a word processor or a
+    PDF curls what the Markdown or web page of the same book types straight,
+    and a rule keeps its ID across them."""
+    text = text.translate(_APOSTROPHES)
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
