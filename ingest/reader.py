@@ -45,7 +45,7 @@ def decode_rulebook(data: bytes, name: str, encoding: str | None = None) -> str:
         # RTF is plain ASCII, so it would pass for text and be indexed as markup
         raise RulebookError(
             f"{name}: an RTF document, which ruleslawyer does not read; save it as Word "
-            "(.docx), PDF or plain text and add that"
+            "(.docx), OpenDocument (.odt), PDF or plain text and add that"
         )
     wide = encoding and encoding.lower().replace("-", "").startswith(("utf16", "utf32"))
     if b"\x00" in data[:65536] and not wide:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from docx_build import docx, markdown_docx, para
+from odt_build import markdown_odt, odt
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from reportlab.lib.pagesizes import letter
@@ -94,6 +95,46 @@ def truncated_docx() -> bytes:
     return data[: len(data) // 2]
 
 
+def truncated_odt() -> bytes:
+    data = markdown_odt((FIXTURES / "markdown" / "01-basics.md").read_text(encoding="utf-8"))
+    return data[: len(data) // 2]
+
+
+def encrypted_odt() -> bytes:
+    """What LibreOffice saves with a password: its parts encrypted, the manifest
+    saying how (here the parts are left as they were: the manifest is what tells)."""
+    data = markdown_odt((FIXTURES / "markdown" / "01-basics.md").read_text(encoding="utf-8"))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(buf, "w") as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename == "META-INF/manifest.xml":
+                part = part.replace(
+                    b'manifest:full-path="content.xml"',
+                    b'manifest:full-path="content.xml"><manifest:encryption-data '
+                    b'manifest:checksum-type="SHA1/1K" manifest:checksum="x"/'
+                    b"></manifest:file-entry><manifest:file-entry manifest:full-path="
+                    b'"unused.xml" manifest:media-type="text/xml"',
+                    1,
+                )
+            out.writestr(info, part)
+    return buf.getvalue()
+
+
+def empty_odt() -> bytes:
+    from odf.text import P
+
+    return odt(lambda doc: doc.text.addElement(P(text="   ")))
+
+
+def odt_without_content() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("styles.xml", "<styles/>")
+    return buf.getvalue()
+
+
 def zip_without_document() -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -115,6 +156,11 @@ REFUSED: list[tuple[str, str, Callable[[], bytes], str]] = [
     ("zip-not-docx", "parts.docx", zip_without_document, r"not a Word document"),
     ("empty-docx", "blank.docx", lambda: docx(para("   ")), r"no text in the document"),
     ("not-a-docx", "fake.docx", lambda: SMALL_BOOK.encode(), r"not a readable Word document"),
+    ("truncated-odt", "half.odt", truncated_odt, r"not a readable OpenDocument text.*complete"),
+    ("encrypted-odt", "locked.odt", encrypted_odt, r"password-protected"),
+    ("zip-not-odt", "parts.odt", odt_without_content, r"not an OpenDocument text"),
+    ("empty-odt", "blank.odt", empty_odt, r"no text in the document"),
+    ("not-an-odt", "fake.odt", lambda: SMALL_BOOK.encode(), r"not a readable OpenDocument"),
 ]
 
 

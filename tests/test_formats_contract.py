@@ -28,6 +28,9 @@ from docx_build import (
     style,
     table,
 )
+from odt_build import markdown_odt
+from odt_build import odt as odt_document
+from odt_build import table as odt_table
 from test_pdf_reader import book_pdf
 
 from ruleslawyer.ingest.formats import ReadRequest, detect, formats
@@ -46,7 +49,7 @@ SEED_40K = PROJECT_ROOT / "seeds" / "40k-actions.txt"
 # Every kind a parser gives (ingest.numbered, abilities, wiki, plain, outline).
 KINDS = {"rule", "ability", "ruling", "faq", "appendix", "section", "example"}
 # Formats whose units come from headings (ingest.outline): titled, with a breadcrumb.
-HEADING_FORMATS = {"markdown", "html", "pdf", "docx"}
+HEADING_FORMATS = {"markdown", "html", "pdf", "docx", "odt"}
 # Markup that must never reach a unit's text.
 MARKUP = [
     (re.compile(r"<[A-Za-z/!][^<>]*>"), "an HTML tag"),
@@ -70,6 +73,11 @@ def _docx_bytes() -> bytes:
     return markdown_docx("\n\n".join(p.read_text(encoding="utf-8") for p in MARKDOWN))
 
 
+def _odt_bytes() -> bytes:
+    """Brass & Bayonet's Markdown set as one LibreOffice document."""
+    return markdown_odt("\n\n".join(p.read_text(encoding="utf-8") for p in MARKDOWN))
+
+
 # format name -> [(file name, loader, game)]
 CASES: dict[str, list[tuple[str, Loader, str]]] = {
     "text": [(SEED_40K.name, SEED_40K.read_bytes, "40k")],
@@ -77,6 +85,7 @@ CASES: dict[str, list[tuple[str, Loader, str]]] = {
     "html": [(HTML_PAGE.name, HTML_PAGE.read_bytes, BB)],
     "pdf": [("brass-and-bayonet.pdf", _pdf_bytes, BB)],
     "docx": [("brass-and-bayonet.docx", _docx_bytes, BB)],
+    "odt": [("brass-and-bayonet.odt", _odt_bytes, BB)],
 }
 
 
@@ -103,12 +112,17 @@ def _document_text(fmt: str, data: bytes) -> str:
         import mammoth
 
         return str(mammoth.extract_raw_text(io.BytesIO(data)).value)
+    if fmt == "odt":
+        from odf import teletype
+        from odf.opendocument import load
+
+        return str(teletype.extractText(load(io.BytesIO(data)).text))
     return html.unescape(data.decode("utf-8"))
 
 
 def test_every_registered_format_has_a_fixture() -> None:
     names = [f.name for f in formats()]
-    assert set(names) >= {"text", "markdown", "html", "pdf", "docx"}
+    assert set(names) >= {"text", "markdown", "html", "pdf", "docx", "odt"}
     assert set(names) <= set(CASES), f"add a fixture for {set(names) - set(CASES)}"
     assert all(CASES[n] for n in names)
     assert len(MARKDOWN) == 5
@@ -476,6 +490,145 @@ def test_a_word_document_gives_the_markdown_sets_rules() -> None:
     ]
 
 
+def test_an_opendocument_text_gives_the_markdown_sets_rules() -> None:
+    """The same book typed in LibreOffice (headings on the outline) gives the same
+    rules, titles and breadcrumbs as its Markdown files."""
+    md = [u for p in MARKDOWN for u in parse_file(p.name, p.read_bytes(), game=BB).units]
+    book = parse_file("bb.odt", _odt_bytes(), game=BB)
+    assert book.format == "odt"
+    assert [(u.rule_id, u.title, u.parent) for u in book.units] == [
+        (u.rule_id, u.title, u.parent) for u in md
+    ]
+
+
+def test_opendocument_numbers_contents_and_footnotes() -> None:
+    """Writer's heading numbering is kept as the rules' numbers (odfpy drops it);
+    a generated table of contents is no rule; a footnote goes after the
+    paragraph that cites it; the Title property, not the first heading, names
+    the book; a table keeps its rows."""
+    from odf.text import H, IndexBody, Note, NoteBody, NoteCitation, P, TableOfContent
+
+    def build(doc: object) -> None:
+        body = doc.text  # type: ignore[attr-defined]
+        contents, entries = TableOfContent(name="Contents"), IndexBody()
+        for entry in ("Movement 1", "Charging 1", "Shooting 2"):
+            entries.addElement(P(text=entry))
+        contents.addElement(entries)
+        body.addElement(contents)
+        body.addElement(H(outlinelevel=1, text="Movement"))
+        cited = P(text="A model moves up to its Pace.")
+        note = Note(id="ftn1", noteclass="footnote")
+        note.addElement(NoteCitation(text="1"))
+        note_body = NoteBody()
+        note_body.addElement(P(text="Only in daylight."))
+        note.addElement(note_body)
+        cited.addElement(note)
+        body.addElement(cited)
+        body.addElement(H(outlinelevel=2, text="Charging"))
+        body.addElement(P(text="A charging unit rolls 2d6."))
+        body.addElement(H(outlinelevel=2, text="Falling Back"))
+        body.addElement(P(text="A unit that falls back cannot shoot."))
+        body.addElement(odt_table([["Roll", "Result"], ["1", "Miss"]]))
+        body.addElement(H(outlinelevel=1, text="Shooting"))
+        body.addElement(P(text="Roll a d6 per shot."))
+
+    result = parse_file(
+        "club.odt", odt_document(build, title="Club Rules", numbered=True), game="x"
+    )
+    units = {u.rule_id: u for u in result.units}
+    assert [(i, u.title, u.parent) for i, u in units.items()] == [
+        ("movement", "Movement", ""),
+        ("1.1", "Charging", "Movement"),
+        ("1.2", "Falling Back", "Movement"),
+        ("shooting", "Shooting", ""),
+    ]
+    assert units["movement"].text.split("\n") == [
+        "A model moves up to its Pace.[1]",
+        "[1] Only in daylight.",
+    ]
+    assert units["1.2"].text.split("\n") == [
+        "A unit that falls back cannot shoot.",
+        "Roll | Result",
+        "1 | Miss",
+    ]
+    assert result.dropped["table of contents lines"] == 3
+    assert not any("Shooting 2" in u.text for u in result.units)
+    # without the numbering, the same headings are named, not numbered
+    plain = parse_file("club.odt", odt_document(build), game="x")
+    assert [u.rule_id for u in plain.units] == [
+        "movement",
+        "movement/charging",
+        "movement/falling-back",
+        "shooting",
+    ]
+
+
+ODT_FILES = PROJECT_ROOT / "tests" / "fixtures" / "odt"
+
+
+def test_opendocument_texts_as_writer_and_pandoc_save_them() -> None:
+    """Files from the tools themselves (tests/fixtures/odt): LibreOffice Writer
+    7.4 re-saving a book with its own heading numbering, a contents index and
+    a footnote; Writer saving a Word file whose headings a numbered list
+    numbers (each heading then sits in a list of its own, which read as a list
+    gave no headings at all); pandoc 2.17 setting a Markdown file (its styles
+    declare their namespaces one per line, which odfpy failed to parse and
+    printed, whole, to stdout)."""
+    import contextlib
+
+    outline = parse_file(
+        "a.odt", (ODT_FILES / "writer-outline-numbered.odt").read_bytes(), game="x"
+    )
+    assert [(u.rule_id, u.title, u.parent) for u in outline.units] == [
+        ("movement", "Movement", ""),
+        ("1.1", "Charging", "Movement"),
+        ("1.2", "Falling Back", "Movement"),
+        ("shooting", "Shooting", ""),
+    ]
+    assert outline.units[0].text.split("\n") == [
+        "A model moves up to its Pace.[1]",
+        "[1] Only in daylight.",
+    ]
+    assert outline.dropped["table of contents lines"] == 3
+
+    word = parse_file("b.odt", (ODT_FILES / "writer-word-numbered.odt").read_bytes(), game="x")
+    assert [(u.rule_id, u.title, u.text) for u in word.units] == [
+        ("setup", "Setup", "Lay out the board."),
+        ("1.1", "Components", "One board, two decks."),
+        ("1.2", "Board", "Fold it open."),
+        ("the-turn", "The Turn", "Players alternate."),
+        ("2.1", "Initiative", "Roll off."),
+    ]
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        pandoc = parse_file("c.odt", (ODT_FILES / "pandoc-movement.odt").read_bytes(), game=BB)
+    assert printed.getvalue() == ""
+    source = MARKDOWN[1]
+    assert source.name == "02-movement.md"
+    md = parse_file(source.name, source.read_bytes(), game=BB)
+    assert [(u.rule_id, u.title, u.parent) for u in pandoc.units] == [
+        (u.rule_id, u.title, u.parent) for u in md.units
+    ]
+
+
+def test_a_typographic_apostrophe_gives_the_same_heading_id() -> None:
+    """Writer, Word and PDFs curl the apostrophe Markdown types straight:
+    "Officer’s Orders" was the rule officers-orders beside officer-s-orders."""
+    straight = parse_file("a.md", b"# Units\n\n## Officer's Orders\n\nOne order.\n", game="x")
+    curly = parse_file("b.md", "# Units\n\n## Officer’s Orders\n\nOne order.\n".encode(), game="x")
+    assert [u.rule_id for u in curly.units] == [u.rule_id for u in straight.units]
+    assert straight.units[-1].rule_id == "units/officer-s-orders"
+
+
+def test_an_opendocument_text_is_known_by_its_content() -> None:
+    data = _odt_bytes()
+    assert detect("rules", data).name == "odt"  # no extension
+    assert detect("rules.txt", data).name == "odt"
+    assert detect("rules.docx", data).name == "odt"
+    assert detect("rules.odt", _docx_bytes()).name == "docx"
+
+
 def test_word_headings_are_styles_with_an_outline_level() -> None:
     """A house style ("Rule Title") based on Heading 2, or given an outline level
     of its own, is a heading of that level; a paragraph styled only to look like
@@ -673,6 +826,26 @@ def test_a_word_document_that_unpacks_too_far_is_refused(monkeypatch: pytest.Mon
     assert len(data) < 100_000
     with pytest.raises(RulebookError, match=r"unpacks to \d+ MB.*at most 1 MB"):
         parse_file("bomb.docx", data, game="x")
+
+
+def test_an_opendocument_text_that_unpacks_too_far_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from odf.text import P
+
+    from ruleslawyer.errors import RulebookError
+    from ruleslawyer.ingest.formats import odt as odt_format
+
+    monkeypatch.setattr(odt_format, "MAX_UNPACKED_MB", 1)
+
+    def build(doc: object) -> None:
+        for _ in range(1500):
+            doc.text.addElement(P(text="Roll a die. " * 100))  # type: ignore[attr-defined]
+
+    data = odt_document(build)
+    assert len(data) < 100_000
+    with pytest.raises(RulebookError, match=r"unpacks to \d+ MB.*at most 1 MB"):
+        parse_file("bomb.odt", data, game="x")
 
 
 def test_word_headings_numbered_by_a_list_keep_their_numbers() -> None:

@@ -853,12 +853,13 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                     elem_id="rl-s-table",
                 )
                 gr.Markdown(
-                    "**Add a rulebook**: a PDF, Word (.docx), Markdown, HTML or UTF-8 text file. It is "
-                    "checked, copied into your library and indexed with the rest."
+                    "**Add a rulebook**: a PDF, Word (.docx), LibreOffice (.odt), Markdown, HTML "
+                    "or UTF-8 text file. It is checked, copied into your library and indexed "
+                    "with the rest."
                 )
                 with gr.Row():
                     s_file = gr.File(
-                        label="Rulebook: one file, or its chapters (.pdf, .docx, .md, .html, .txt)",
+                        label="Rulebook: one file, or its chapters (.pdf, .docx, .odt, .md, .html, .txt)",
                         file_types=formats.extensions(),
                         file_count="multiple",
                         type="filepath",

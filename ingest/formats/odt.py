@@ -1,0 +1,431 @@
+"""OpenDocument text (``.odt``), converted to HTML by odfpy and read as HTML.
+
+LibreOffice saves ``.odt`` unless told otherwise, so a rulebook typed there
+arrives as one as often as a Word file does. odfpy (Apache-2.0) is the
+maintained Python reader of the format; its ``ODF2XHTML`` turns the
+document's structure into plain XHTML: a heading (``text:h``, which carries
+its outline level itself: Writer's "Heading 1"-"Heading 10" and any style
+on the outline) becomes ``<h1>``-``<h6>``, lists stay lists, tables tables,
+and footnotes become links to notes at the end. The HTML reader then reads
+it as it reads a Word document's HTML (``ingest.formats.docx``): as a
+fragment, with no page chrome to look for, footnotes put back after the
+paragraph that cites them.
+
+What odfpy does not do is done here, on the parsed document before it is
+converted:
+
+- Headings numbered by the outline ("1.2 Charging", Writer's Tools >
+  Heading Numbering) get their number written into their text, counted as
+  Writer counts it, since odfpy drops it and players cite by it. A heading
+  whose number Writer stored in the file (``text:number``) keeps that one.
+- Generated indexes (a table of contents, an alphabetical index) are left
+  out and counted: read as text, their entries made a rule that held every
+  heading's name.
+- The document's title is its Title property (``dc:title``), never the
+  first heading (odfpy's fallback), which is a rule of its own.
+
+A password-protected document (its parts encrypted), a file that is not an
+OpenDocument text or one that unpacks to more than ``MAX_UNPACKED_MB`` gets
+a one-line error. Pictures are not read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import zipfile
+from typing import Any
+
+from ruleslawyer.errors import RulebookError
+from ruleslawyer.ingest.formats import Format, ReadRequest, html
+from ruleslawyer.ingest.outline import build_units
+from ruleslawyer.ingest.units import ParseResult
+
+_ZIP = b"PK\x03\x04"
+# The first entry of every OpenDocument file, stored uncompressed, so it is
+# in the first bytes: "mimetype" then the media type.
+_MEDIA_TYPE = b"application/vnd.oasis.opendocument.text"
+MAX_UNPACKED_MB = 64  # as for Word files: a 300-page rulebook unpacks to 10-20 MB
+# Indexes Writer generates from the document's own headings and marks.
+_INDEXES = (
+    "table-of-content",
+    "alphabetical-index",
+    "illustration-index",
+    "table-index",
+    "object-index",
+    "user-index",
+    "bibliography",
+)
+_NUMBER_FORMATS = {"1", "a", "A", "i", "I"}
+
+
+def sniff(head: bytes) -> bool:
+    """A zip whose first entry says it is an OpenDocument text."""
+    return head.startswith(_ZIP) and _MEDIA_TYPE in head[:200]
+
+
+def to_html(data: bytes, name: str) -> tuple[str, str, int]:
+    """The document as XHTML, its Title property ("" when none) and how many
+    index lines were left out."""
+    from odf.namespaces import TEXTNS
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            parts = set(z.namelist())
+            if "content.xml" not in parts:
+                raise RulebookError(f"{name}: not an OpenDocument text (no content.xml)")
+            manifest = z.read("META-INF/manifest.xml") if "META-INF/manifest.xml" in parts else b""
+            if b"encryption-data" in manifest:  # its parts are encrypted
+                raise RulebookError(
+                    f"{name}: the document is password-protected; save it without a password"
+                )
+            unpacked = sum(info.file_size for info in z.infolist())
+            if unpacked > MAX_UNPACKED_MB * 1024 * 1024:
+                raise RulebookError(
+                    f"{name}: unpacks to {unpacked // (1024 * 1024)} MB; a document may "
+                    f"unpack to at most {MAX_UNPACKED_MB} MB (split it, or save it as PDF)"
+                )
+        doc = _load(data, name)
+        left_out = _drop_indexes(doc, TEXTNS)
+        _number_headings(doc, TEXTNS)
+        converter = _converter()
+        converter.lines = []
+        converter._wfunc = converter._wlines
+        converter.document = doc
+        converter._walknode(doc.topnode)
+        page = converter.xhtml()
+        title = _title(doc)
+    except RulebookError:
+        raise
+    except Exception as e:  # zip, XML or odfpy errors: a damaged or foreign file
+        reason = " ".join(str(e).split())[:120] or type(e).__name__
+        raise RulebookError(
+            f"{name}: not a readable OpenDocument text ({reason}); is the file complete?"
+        ) from None
+    return page, title, left_out
+
+
+_XML_PARTS = ("content.xml", "styles.xml", "meta.xml", "settings.xml")
+# A start tag's namespace declarations on lines of their own, as pandoc writes them
+_NEWLINE_XMLNS = re.compile(rb"[\t\r\n]+(xmlns:)")
+
+
+def _load(data: bytes, name: str) -> Any:
+    """The document, parsed by odfpy.
+
+    odfpy adds the namespaces a part "lacks" by looking for " xmlns:style"
+    with a space before it: declarations each on its own line (pandoc's
+    styles) were declared twice, and the part failed to parse. Such a
+    failure odfpy prints, whole, to stdout, and goes on without the part.
+    So the declarations get a space, what odfpy prints is kept off stdout,
+    and a content part that still fails is a damaged file.
+    """
+    from odf.opendocument import load
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename in _XML_PARTS:
+                head, rest = part[:4096], part[4096:]
+                part = _NEWLINE_XMLNS.sub(rb" \1", head) + rest
+            dst.writestr(info, part)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        doc = load(io.BytesIO(out.getvalue()))
+    if "SAX FAILED" in printed.getvalue() and _failed_part(printed.getvalue()) == "content":
+        raise RulebookError(
+            f"{name}: not a readable OpenDocument text (its text is not well-formed XML)"
+        )
+    return doc
+
+
+def _failed_part(printed: str) -> str:
+    """Which part odfpy printed as failed: its root element names it."""
+    return "content" if "office:document-content" in printed else "other"
+
+
+def _converter() -> Any:
+    """odfpy's converter with footnotes as the HTML reader places them: each
+    mark and its note link to each other, as a word processor's export does
+    (odfpy links only the mark to the note, so every note stayed in the last
+    rule; and it wrote the mark as a number, which its own join refuses)."""
+    from odf.odf2xhtml import ODF2XHTML
+
+    class Converter(ODF2XHTML):
+        def e_text_note_citation(self, tag: Any, attrs: Any) -> None:
+            n = self.currentnote
+            self.notedict[n]["citation"] = "".join(self.data)
+            self.opentag("a", {"href": f"#footnote-{n}", "id": f"footnote-ref-{n}"})
+            self.opentag("sup")
+            self.writeout(str(n))
+            self.closetag("sup")
+            self.closetag("a")
+
+        def generate_footnotes(self) -> None:
+            if not self.currentnote:
+                return
+            self.opentag("ol")
+            for n in range(1, self.currentnote + 1):
+                self.opentag("li", {"id": f"footnote-{n}"})
+                self.writeout(self.notedict[n].get("body", ""))
+                self.opentag("a", {"href": f"#footnote-ref-{n}"})
+                self.writeout("\u2191")
+                self.closetag("a")
+                self.closetag("li")
+            self.closetag("ol")
+
+    return Converter(generate_css=False, embedable=False)
+
+
+def _elements(node: Any, ns: str, local: str) -> list[Any]:
+    """Every element ``ns:local`` under ``node``, in document order."""
+    found = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if getattr(n, "qname", None) == (ns, local):
+            found.append(n)
+        stack.extend(reversed(getattr(n, "childNodes", [])))
+    return found
+
+
+def _text_of(node: Any) -> str:
+    return (
+        str(node)
+        if node.nodeType == node.TEXT_NODE
+        else "".join(_text_of(c) for c in node.childNodes)
+    )
+
+
+def _drop_indexes(doc: Any, textns: str) -> int:
+    """Remove generated indexes; returns how many of their lines went."""
+    gone = 0
+    for local in _INDEXES:
+        for index in _elements(doc.text, textns, local):
+            gone += sum(1 for p in _elements(index, textns, "p") if _text_of(p).strip())
+            index.parentNode.removeChild(index)
+    return gone
+
+
+Levels = dict[int, tuple[str, str, str, int]]  # level -> (format, prefix, suffix, levels shown)
+
+
+def _level_styles(node: Any, local: str) -> Levels:
+    """A numbering's levels, from its ``text:outline-level-style`` or
+    ``text:list-level-style-number`` children (the same attributes)."""
+    from odf.namespaces import STYLENS, TEXTNS
+
+    levels: Levels = {}
+    for lvl in _elements(node, TEXTNS, local):
+        level = _int(lvl.attributes.get((TEXTNS, "level")))
+        fmt = lvl.attributes.get((STYLENS, "num-format"), "") or ""
+        if level is None or fmt not in _NUMBER_FORMATS:
+            continue
+        shown = _int(lvl.attributes.get((TEXTNS, "display-levels"))) or 1
+        levels[level] = (
+            fmt,
+            lvl.attributes.get((STYLENS, "num-prefix"), "") or "",
+            lvl.attributes.get((STYLENS, "num-suffix"), "") or "",
+            min(shown, level),
+        )
+    return levels
+
+
+def _label(levels: Levels, level: int, count: list[int]) -> str:
+    fmt, prefix, suffix, shown = levels[level]
+    parts = [
+        _format_number(count[k], levels.get(k, (fmt,))[0])
+        for k in range(level - shown + 1, level + 1)
+    ]
+    return f"{prefix}{'.'.join(parts)}{suffix}".strip()
+
+
+def _number_headings(doc: Any, textns: str) -> None:
+    """Write each numbered heading's number into its text ("1.2 ").
+
+    Writer numbers headings one of two ways. Its own (Tools > Heading
+    Numbering) is the outline style, counted over every heading by outline
+    level. A Word file opened and saved in Writer keeps Word's way: each
+    heading inside a one-item list (``text:list``) in a numbered list style,
+    counted over that style's lists (a list that continues numbering goes on
+    from the one before). Such a heading is taken out of its list, number
+    written in: read inside the list it was a list item, not a heading.
+    """
+    from odf.namespaces import STYLENS
+
+    lists: dict[str, Levels] = {}
+    outline: Levels = {}
+    for root in (doc.styles, doc.automaticstyles):
+        for node in _elements(root, textns, "outline-style"):
+            outline.update(_level_styles(node, "outline-level-style"))
+        for node in _elements(root, textns, "list-style"):
+            name = node.attributes.get((STYLENS, "name"), "") or ""
+            lists[name] = _level_styles(node, "list-level-style-number")
+    in_lists = _number_listed_headings(doc, textns, lists)
+    count = [0] * 11
+    for h in _elements(doc.text, textns, "h"):
+        level = min(max(_int(h.attributes.get((textns, "outline-level"))) or 1, 1), 10)
+        count[level] += 1
+        for deeper in range(level + 1, 11):
+            count[deeper] = 0
+        if id(h) in in_lists or h.attributes.get((textns, "is-list-header")) == "true":
+            continue
+        stored = _elements(h, textns, "number")
+        if stored:  # Writer wrote the number it shows: that one, as text
+            label = _text_of(stored[0]).strip()
+            for n in stored:
+                n.parentNode.removeChild(n)
+        elif level in outline:
+            label = _label(outline, level, count)
+        else:
+            continue
+        _prepend(h, label)
+
+
+def _number_listed_headings(doc: Any, textns: str, styles: dict[str, Levels]) -> set[int]:
+    """Number and lift out the headings inside lists; returns their ids."""
+    lifted: set[int] = set()
+    counters: dict[str, list[int]] = {}
+    for top in _elements(doc.text, textns, "list"):
+        if _inside(top, textns, "list"):
+            continue  # counted with the list it is nested in
+        headings = _elements(top, textns, "h")
+        style = top.attributes.get((textns, "style-name"), "") or ""
+        continues = top.attributes.get((textns, "continue-numbering")) == "true" or bool(
+            top.attributes.get((textns, "continue-list"))
+        )
+        if style not in counters or not continues:
+            counters[style] = [0] * 11
+        count = counters[style]
+        labels: dict[int, str] = {}
+        _count_items(top, 1, textns, count, styles.get(style, {}), labels)
+        if not headings:
+            continue
+        # The list held a heading: its blocks go where it stood, in order.
+        parent = top.parentNode
+        for block in _blocks(top, textns):
+            block.parentNode.removeChild(block)
+            parent.insertBefore(block, top)
+            if block.qname == (textns, "h"):
+                if labels.get(id(block)):
+                    _prepend(block, labels[id(block)])
+                lifted.add(id(block))
+        parent.removeChild(top)
+    return lifted
+
+
+def _count_items(
+    lst: Any, depth: int, textns: str, count: list[int], levels: Levels, labels: dict[int, str]
+) -> None:
+    """Count a list's items as Writer numbers them, and label its headings.
+
+    An item whose first content is a nested list has no number of its own
+    (how a level-2 heading's list is written: an empty level-1 item around it).
+    """
+    for item in lst.childNodes:
+        if getattr(item, "qname", None) != (textns, "list-item"):
+            continue
+        children = [c for c in item.childNodes if getattr(c, "qname", None) is not None]
+        if children and children[0].qname != (textns, "list") and depth <= 10:
+            count[depth] += 1
+            for deeper in range(depth + 1, 11):
+                count[deeper] = 0
+        for child in children:
+            if child.qname == (textns, "list"):
+                _count_items(child, depth + 1, textns, count, levels, labels)
+            elif child.qname == (textns, "h") and depth in levels:
+                labels[id(child)] = _label(levels, depth, count)
+
+
+def _blocks(lst: Any, textns: str) -> list[Any]:
+    """A list's paragraphs, headings and tables, in order, however deep."""
+    out = []
+    for item in lst.childNodes:
+        for child in getattr(item, "childNodes", []):
+            if getattr(child, "qname", None) == (textns, "list"):
+                out += _blocks(child, textns)
+            elif getattr(child, "qname", None) is not None:
+                out.append(child)
+    return out
+
+
+def _inside(node: Any, ns: str, local: str) -> bool:
+    up = node.parentNode
+    while up is not None:
+        if getattr(up, "qname", None) == (ns, local):
+            return True
+        up = up.parentNode
+    return False
+
+
+def _prepend(h: Any, label: str) -> None:
+    from odf.element import Text
+
+    if not label:
+        return
+    number = Text(f"{label} ")
+    if h.firstChild is not None:
+        h.insertBefore(number, h.firstChild)
+    else:
+        h.appendChild(number)
+
+
+def _format_number(n: int, fmt: str) -> str:
+    if fmt in ("a", "A"):
+        letters = ""
+        while n > 0:
+            n, rest = divmod(n - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters.upper() if fmt == "A" else letters
+    if fmt in ("i", "I"):
+        numeral = ""
+        for value, mark in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+            while n >= value:
+                numeral += mark
+                n -= value
+        return numeral.upper() if fmt == "I" else numeral
+    return str(n)
+
+
+def _int(value: Any) -> int | None:
+    text = str(value) if value is not None else ""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _title(doc: Any) -> str:
+    from odf.namespaces import DCNS
+
+    found = _elements(doc.meta, DCNS, "title")
+    return " ".join(_text_of(found[0]).split()) if found else ""
+
+
+def read(data: bytes, request: ReadRequest) -> ParseResult:
+    page, title, left_out = to_html(data, request.name)
+    outline = html.outline_of(page.encode("utf-8"), fragment=True)
+    if left_out:
+        outline.dropped["table of contents lines"] += left_out
+    if not outline.blocks:
+        raise RulebookError(f"{request.name}: no text in the document")
+    outline.title = outline.title or title
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser="odt",
+        title_fixes=request.title_fixes,
+        title=request.title,
+    )
+
+
+FORMAT = Format(
+    name="odt",
+    extensions=(".odt",),
+    read=read,
+    sniff=sniff,
+    binary=True,
+    priority=15,
+    sniff_overrides_extension=True,
+)
