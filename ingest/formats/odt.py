@@ -89,6 +89,8 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         doc = _load(data, name)
         left_out = _drop_indexes(doc, TEXTNS)
         _number_headings(doc, TEXTNS)
+        # What ODF2XHTML.load() does after parsing the file itself, on the
+        # document as edited above (odfpy 1.4 has had no release since 2020).
         converter = _converter()
         converter.lines = []
         converter._wfunc = converter._wlines
@@ -128,8 +130,10 @@ def _load(data: bytes, name: str) -> Any:
         for info in src.infolist():
             part = src.read(info)
             if info.filename in _XML_PARTS:
-                head, rest = part[:4096], part[4096:]
-                part = _NEWLINE_XMLNS.sub(rb" \1", head) + rest
+                # only in the root element's start tag (its first ">")
+                root = part.find(b"<office:")
+                end = part.find(b">", root) + 1 if root >= 0 else 0
+                part = _NEWLINE_XMLNS.sub(rb" \1", part[:end]) + part[end:]
             dst.writestr(info, part)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
