@@ -8,6 +8,7 @@ hand-written ``tests/fixtures/rulebooks/expected.json``.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
@@ -36,6 +37,7 @@ from test_pdf_reader import book_pdf
 from ruleslawyer.ingest.formats import ReadRequest, detect, formats
 from ruleslawyer.ingest.pipeline import parse_file
 from ruleslawyer.ingest.sources import slugify
+from ruleslawyer.ingest.units import ParseResult
 from ruleslawyer.records import RuleUnit
 from ruleslawyer.settings import PROJECT_ROOT
 
@@ -574,8 +576,6 @@ def test_opendocument_texts_as_writer_and_pandoc_save_them() -> None:
     gave no headings at all); pandoc 2.17 setting a Markdown file (its styles
     declare their namespaces one per line, which odfpy failed to parse and
     printed, whole, to stdout)."""
-    import contextlib
-
     outline = parse_file(
         "a.odt", (ODT_FILES / "writer-outline-numbered.odt").read_bytes(), game="x"
     )
@@ -610,6 +610,104 @@ def test_opendocument_texts_as_writer_and_pandoc_save_them() -> None:
     assert [(u.rule_id, u.title, u.parent) for u in pandoc.units] == [
         (u.rule_id, u.title, u.parent) for u in md.units
     ]
+
+
+def _odt_units(name: str) -> ParseResult:
+    return parse_file(name, (ODT_FILES / name).read_bytes(), game="x")
+
+
+def test_opendocument_heading_numbers_are_the_ones_writer_shows() -> None:
+    """A second review round on files Writer 7.4 saved, each number checked
+    against Writer's own text export of the file. An unnumbered heading (a
+    Word file's "Introduction", a heading set to No List, a list header) is
+    neither numbered nor counted: every number after it was one too high. A
+    level restarted at 5 is 5; a level skipped on the way down shows 1, not 0."""
+    word = _odt_units("writer-word-unnumbered.odt")
+    assert [(u.rule_id, u.title) for u in word.units] == [
+        ("introduction", "Introduction"),
+        ("setup", "Setup"),
+        ("1.1", "Board"),
+        ("setup/credits", "Credits"),
+        ("1.2", "Cards"),
+        ("combat", "Combat"),
+        ("2.1", "Melee"),
+    ]
+    edges = _odt_units("writer-outline-edges.odt")
+    assert [(u.rule_id, u.title) for u in edges.units] == [
+        ("introduction", "Introduction"),
+        ("setup", "Setup"),
+        ("setup/overview", "Overview"),
+        ("1.1", "Board"),
+        ("setup/sidebar-heading", "Sidebar Heading"),
+        ("1.2", "Cards"),
+        ("combat", "Combat"),
+        ("5.1.1", "Deep skip"),
+    ]
+
+
+def test_opendocument_text_is_what_writer_shows() -> None:
+    """Tracked deletions and hidden text are not the rules; a heading in a
+    text box is text of the rule it is anchored in (it split its paragraph);
+    a footnote in a heading goes after it (its mark was in the title and the
+    ID); a space after a field stays after it ("Figure 1shows"); pandoc's
+    title line names the book instead of being a rule; a flat .fodt reads as
+    the .odt does."""
+    tracked = _odt_units("writer-tracked-hidden.odt")
+    text = " ".join(u.text for u in tracked.units)
+    assert "DELETED" not in text and "HIDDENSPAN" not in text and "OLDWORD" not in text
+    assert tracked.units[-1].text.split("\n") == [
+        "The board has NEWWORD hexes.",
+        "Visible. After.",
+    ]
+    assert tracked.dropped["tracked changes"] == 1 and tracked.dropped["hidden text"] == 1
+
+    framed = _odt_units("writer-frame-notes.odt")
+    setup = framed.units[0]
+    assert (setup.rule_id, setup.title) == ("setup", "Setup")
+    assert setup.text.split("\n") == [
+        "[1] HEADNOTE from heading.",
+        "SETUP text.",
+        "Frame Heading",
+        "FRAMEBODY sidebar text.",
+        "ANCHORPARA after frame.",
+    ]
+    assert [u.rule_id for u in framed.units[1:3]] == ["1.1", "1.1.2"]
+    assert all("[1]" not in u.parent for u in framed.units)
+
+    fields = _odt_units("writer-fields.odt")
+    assert fields.units[-1].text == (
+        "As in rule 1.1 above, see Setup first. Figure 1 shows it. Note 1 applies. "
+        "Var VARVAL here. Edition now."
+    )
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        titled = _odt_units("pandoc-title.odt")
+    assert [u.rule_id for u in titled.units] == ["setup", "1.1", "1.2", "combat"]
+    assert printed.getvalue() == ""
+
+    flat = _odt_units("writer-flat.fodt")
+    assert flat.format == "odt"
+    assert [(u.rule_id, u.title) for u in flat.units] == [
+        ("setup", "Setup"),
+        ("1.1", "Board"),
+        ("1.2", "Pieces"),
+        ("1.2.1", "Hidden Cubes"),
+        ("combat", "Combat"),
+        ("2.1", "Ranged"),
+        ("2.2", "Melee"),
+    ]
+
+
+def test_an_opendocument_spreadsheet_is_no_rulebook() -> None:
+    from odf.opendocument import OpenDocumentSpreadsheet
+
+    from ruleslawyer.errors import RulebookError
+
+    out = io.BytesIO()
+    OpenDocumentSpreadsheet().save(out)
+    with pytest.raises(RulebookError, match="an OpenDocument spreadsheet, not a text document"):
+        parse_file("sheet.odt", out.getvalue(), game="x")
 
 
 def test_a_typographic_apostrophe_gives_the_same_heading_id() -> None:

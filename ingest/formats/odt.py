@@ -12,17 +12,27 @@ fragment, with no page chrome to look for, footnotes put back after the
 paragraph that cites them.
 
 What odfpy does not do is done here, on the parsed document before it is
-converted:
+converted, so that what is read is what Writer shows:
 
-- Headings numbered by the outline ("1.2 Charging", Writer's Tools >
-  Heading Numbering) get their number written into their text, counted as
-  Writer counts it, since odfpy drops it and players cite by it. A heading
-  whose number Writer stored in the file (``text:number``) keeps that one.
-- Generated indexes (a table of contents, an alphabetical index) are left
-  out and counted: read as text, their entries made a rule that held every
-  heading's name.
-- The document's title is its Title property (``dc:title``), never the
-  first heading (odfpy's fallback), which is a rule of its own.
+- Headings keep the numbers Writer shows ("1.2 Charging"), which odfpy drops
+  and players cite by: from Writer's heading numbering (unnumbered headings
+  not counted, restarts and start values kept), or from a numbered list
+  holding the heading (a Word file saved by Writer). See ``_number_headings``.
+- Generated indexes (a table of contents, an alphabetical index), tracked
+  deletions and hidden text are left out and counted. See ``_tidy`` for the
+  rest: headings in text boxes, footnotes in headings, list headers, a
+  title line.
+- The document's title is its Title property (``dc:title``) or a first
+  paragraph in the Title style, never the first heading (odfpy's fallback),
+  which is a rule of its own.
+- A flat ``.fodt`` (the whole document as one XML file) is packed as the zip
+  odfpy reads; a template (``.ott``) reads as a document.
+
+Known and left: headings made by hand (bold or large body text) are text,
+as odfpy has no notion of them (the Word reader reads them by their type);
+a numbered list's own labels ("a)", "(i)", a list continued from an earlier
+one) come out as the HTML reader numbers an ``<ol>``: 1., 2.; heading
+levels 7-10 are read as level 6.
 
 A password-protected document (its parts encrypted), a file that is not an
 OpenDocument text or one that unpacks to more than ``MAX_UNPACKED_MB`` gets
@@ -61,15 +71,38 @@ _NUMBER_FORMATS = {"1", "a", "A", "i", "I"}
 
 
 def sniff(head: bytes) -> bool:
-    """A zip whose first entry says it is an OpenDocument text."""
-    return head.startswith(_ZIP) and _MEDIA_TYPE in head[:200]
+    """A zip whose first entry says it is an OpenDocument text, or the same
+    document as one XML file (a "flat" .fodt, which Writer also saves)."""
+    if head.startswith(_ZIP):
+        return _MEDIA_TYPE in head[:200]
+    return b"<office:document" in head[:4096] and _MEDIA_TYPE in head[:4096]
 
 
-def to_html(data: bytes, name: str) -> tuple[str, str, int]:
-    """The document as XHTML, its Title property ("" when none) and how many
-    index lines were left out."""
+def _package(flat: bytes) -> bytes:
+    """A flat .fodt as the zip odfpy reads: its one XML file as the content
+    part (odfpy's loader takes the styles, meta and body from any part)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", _MEDIA_TYPE)
+        z.writestr("content.xml", flat)
+        z.writestr(
+            "META-INF/manifest.xml",
+            '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest='
+            '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry '
+            'manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+            '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+            "</manifest:manifest>",
+        )
+    return out.getvalue()
+
+
+def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
+    """The document as XHTML, its title ("" when none) and what was left out
+    (index lines, tracked changes, hidden text), by kind."""
     from odf.namespaces import TEXTNS
 
+    if not data.startswith(_ZIP) and sniff(data[:4096]):
+        data = _package(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             parts = set(z.namelist())
@@ -88,6 +121,8 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
                 )
         doc = _load(data, name)
         left_out = _drop_indexes(doc, TEXTNS)
+        tidied, title_line = _tidy(doc, TEXTNS)
+        left_out.update(tidied)
         _number_headings(doc, TEXTNS)
         # What ODF2XHTML.load() does after parsing the file itself, on the
         # document as edited above (odfpy 1.4 has had no release since 2020).
@@ -97,7 +132,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         converter.document = doc
         converter._walknode(doc.topnode)
         page = converter.xhtml()
-        title = _title(doc)
+        title = _title(doc) or title_line
     except RulebookError:
         raise
     except Exception as e:  # zip, XML or odfpy errors: a damaged or foreign file
@@ -142,6 +177,18 @@ def _load(data: bytes, name: str) -> Any:
         raise RulebookError(
             f"{name}: not a readable OpenDocument text (its text is not well-formed XML)"
         )
+    # odfpy takes the body's first child for the text, which is a line break
+    # where the XML is indented (pandoc's): every edit below then saw nothing.
+    from odf.namespaces import OFFICENS
+
+    texts = [n for n in doc.body.childNodes if getattr(n, "qname", None) == (OFFICENS, "text")]
+    if not texts:
+        kind = str(getattr(doc, "mimetype", "") or "").rsplit(".", 1)[-1] or "document"
+        raise RulebookError(
+            f"{name}: an OpenDocument {kind}, not a text document; "
+            "save the rules as a text document (.odt) or PDF"
+        )
+    doc.text = texts[0]
     return doc
 
 
@@ -155,9 +202,15 @@ def _converter() -> Any:
     mark and its note link to each other, as a word processor's export does
     (odfpy links only the mark to the note, so every note stayed in the last
     rule; and it wrote the mark as a number, which its own join refuses)."""
+    from odf.namespaces import TEXTNS
     from odf.odf2xhtml import ODF2XHTML
 
     class Converter(ODF2XHTML):
+        def s_text_s(self, tag: Any, attrs: Any) -> None:
+            # odfpy wrote the spaces out at once, ahead of the text it had not
+            # written yet: "Figure 1shows" for "Figure 1 shows" after a field.
+            self.data.append(" " * (_int(attrs.get((TEXTNS, "c"))) or 1))
+
         def e_text_note_citation(self, tag: Any, attrs: Any) -> None:
             n = self.currentnote
             self.notedict[n]["citation"] = "".join(self.data)
@@ -203,17 +256,126 @@ def _text_of(node: Any) -> str:
     )
 
 
-def _drop_indexes(doc: Any, textns: str) -> int:
-    """Remove generated indexes; returns how many of their lines went."""
-    gone = 0
+def _drop_indexes(doc: Any, textns: str) -> dict[str, int]:
+    """Remove generated indexes; returns how many of their lines went, by kind."""
+    gone: dict[str, int] = {}
     for local in _INDEXES:
+        kind = "table of contents lines" if local == "table-of-content" else "index lines"
         for index in _elements(doc.text, textns, local):
-            gone += sum(1 for p in _elements(index, textns, "p") if _text_of(p).strip())
+            lines = sum(1 for p in _elements(index, textns, "p") if _text_of(p).strip())
+            gone[kind] = gone.get(kind, 0) + lines
             index.parentNode.removeChild(index)
     return gone
 
 
-Levels = dict[int, tuple[str, str, str, int]]  # level -> (format, prefix, suffix, levels shown)
+def _tidy(doc: Any, textns: str) -> tuple[dict[str, int], str]:
+    """What the reader reads is what Writer shows, in the body's order: returns
+    what was left out, by kind, and the title line's text ("" when none).
+
+    - Tracked changes: a deletion Writer keeps for review is not the text.
+    - Hidden sections, paragraphs and text (a style that hides it, or a
+      hiding condition that holds) are not shown.
+    - A heading in a text box (a sidebar) is text of the rule it is anchored
+      in: Writer numbers it apart from the body's headings, and read as a
+      heading it split its paragraph and took the rest of it.
+    - A footnote in a heading goes after the heading as "[1] text": in it,
+      the mark became part of the rule's title and ID.
+    - A list header (a list's unnumbered first paragraph) goes before its list:
+      odfpy writes it as a paragraph straight inside the list, which HTML
+      readers drop.
+    - A first paragraph in the "Title" style (pandoc's title line) names the
+      book; left in, it was a rule holding only the book's name.
+    """
+    from odf.namespaces import DRAWNS, STYLENS
+    from odf.text import P
+
+    gone: dict[str, int] = {}
+
+    def drop(node: Any, kind: str) -> None:
+        gone[kind] = gone.get(kind, 0) + 1
+        node.parentNode.removeChild(node)
+
+    for changes in _elements(doc.text, textns, "tracked-changes"):
+        drop(changes, "tracked changes")
+    for ruby in _elements(doc.text, textns, "ruby-text"):
+        ruby.parentNode.removeChild(ruby)  # a reading aid over a word, not a word
+    hidden_styles = set()
+    for root in (doc.styles, doc.automaticstyles):
+        for st in _elements(root, STYLENS, "style"):
+            props = _elements(st, STYLENS, "text-properties")
+            if any(pr.attributes.get((textns, "display")) == "none" for pr in props):
+                hidden_styles.add(st.attributes.get((STYLENS, "name"), ""))
+    for section in _elements(doc.text, textns, "section"):
+        if section.attributes.get((textns, "display")) == "none" and section.parentNode:
+            drop(section, "hidden text")
+    for local in ("hidden-text", "hidden-paragraph"):
+        for node in _elements(doc.text, textns, local):
+            if local == "hidden-text" or node.attributes.get((textns, "is-hidden")) == "true":
+                drop(node, "hidden text")
+    for local in ("span", "p", "h"):
+        for node in _elements(doc.text, textns, local):
+            if node.attributes.get((textns, "style-name")) in hidden_styles and node.parentNode:
+                drop(node, "hidden text")
+    for box in _elements(doc.text, DRAWNS, "text-box"):
+        for h in _elements(box, textns, "h"):
+            paragraph = P()
+            for child in list(h.childNodes):
+                # odfpy's removeChild refuses text nodes (its caches hold elements)
+                h.childNodes.remove(child)
+                child.parentNode = None
+                paragraph.appendChild(child)
+            h.parentNode.insertBefore(paragraph, h)
+            h.parentNode.removeChild(h)
+    for h in _elements(doc.text, textns, "h"):
+        after = h.nextSibling
+        for note in _elements(h, textns, "note"):
+            cited = _elements(note, textns, "note-citation")
+            mark = _text_of(cited[0]).strip() if cited else ""
+            body = " ".join(
+                _text_of(p).strip()
+                for b in _elements(note, textns, "note-body")
+                for p in b.childNodes
+                if getattr(p, "qname", None) is not None
+            )
+            note.parentNode.removeChild(note)
+            if body:
+                line = P(text=f"[{mark}] {body}" if mark else body)
+                if after is not None:
+                    h.parentNode.insertBefore(line, after)
+                else:
+                    h.parentNode.appendChild(line)
+    for header in _elements(doc.text, textns, "list-header"):
+        lst = header.parentNode
+        for child in [c for c in header.childNodes if getattr(c, "qname", None) is not None]:
+            header.removeChild(child)
+            lst.parentNode.insertBefore(child, lst)
+        lst.removeChild(header)
+    title = ""
+    first = next(
+        (
+            n
+            for n in getattr(doc.text, "childNodes", [])
+            if getattr(n, "qname", None) in ((textns, "p"), (textns, "h")) and _text_of(n).strip()
+        ),
+        None,
+    )
+    names = {
+        st.attributes.get((STYLENS, "name"), ""): st.attributes.get(
+            (STYLENS, "parent-style-name"), ""
+        )
+        for root in (doc.styles, doc.automaticstyles)
+        for st in _elements(root, STYLENS, "style")
+    }
+    if first is not None and first.qname == (textns, "p"):
+        style = first.attributes.get((textns, "style-name"), "") or ""
+        if "Title" in (style, names.get(style, "")):
+            title = " ".join(_text_of(first).split())
+            first.parentNode.removeChild(first)
+    return gone, title
+
+
+# level -> (format, prefix, suffix, levels shown, start value)
+Levels = dict[int, tuple[str, str, str, int, int]]
 
 
 def _level_styles(node: Any, local: str) -> Levels:
@@ -228,34 +390,97 @@ def _level_styles(node: Any, local: str) -> Levels:
         if level is None or fmt not in _NUMBER_FORMATS:
             continue
         shown = _int(lvl.attributes.get((TEXTNS, "display-levels"))) or 1
+        start = _int(lvl.attributes.get((TEXTNS, "start-value")))
         levels[level] = (
             fmt,
             lvl.attributes.get((STYLENS, "num-prefix"), "") or "",
             lvl.attributes.get((STYLENS, "num-suffix"), "") or "",
             min(shown, level),
+            1 if start is None else start,
         )
     return levels
 
 
-def _label(levels: Levels, level: int, count: list[int]) -> str:
-    fmt, prefix, suffix, shown = levels[level]
-    parts = [
-        _format_number(count[k], levels.get(k, (fmt,))[0])
-        for k in range(level - shown + 1, level + 1)
-    ]
-    return f"{prefix}{'.'.join(parts)}{suffix}".strip()
+class _Counter:
+    """One numbering's counters, as Writer counts: a level starts at its start
+    value, a deeper level starts again under each new number, and a level
+    skipped on the way down shows its start value (1.1.1 under 1, not 1.0.1)."""
+
+    def __init__(self, levels: Levels) -> None:
+        self.levels = levels
+        self.count = [0] * 11
+        self.began = [False] * 11
+
+    def _start(self, level: int) -> int:
+        return self.levels[level][4] if level in self.levels else 1
+
+    def step(self, level: int, restart: int | None = None) -> None:
+        if restart is not None:
+            self.count[level] = restart
+        else:
+            self.count[level] = self.count[level] + 1 if self.began[level] else self._start(level)
+        self.began[level] = True
+        for deeper in range(level + 1, 11):
+            self.count[deeper], self.began[deeper] = 0, False
+
+    def label(self, level: int) -> str:
+        if level not in self.levels:
+            return ""
+        fmt, prefix, suffix, shown, _ = self.levels[level]
+        parts = [
+            _format_number(
+                self.count[k] if self.began[k] else self._start(k),
+                self.levels[k][0] if k in self.levels else fmt,
+            )
+            for k in range(level - shown + 1, level + 1)
+        ]
+        return f"{prefix}{'.'.join(parts)}{suffix}".strip()
+
+
+def _paragraph_styles(doc: Any) -> dict[str, tuple[str, str | None]]:
+    """Paragraph style -> (the style it is based on, its list style: None when
+    it sets none, "" when it turns numbering off)."""
+    from odf.namespaces import STYLENS
+
+    styles: dict[str, tuple[str, str | None]] = {}
+    for root in (doc.styles, doc.automaticstyles):
+        for st in _elements(root, STYLENS, "style"):
+            if st.attributes.get((STYLENS, "family")) != "paragraph":
+                continue
+            name = st.attributes.get((STYLENS, "name"), "") or ""
+            styles[name] = (
+                st.attributes.get((STYLENS, "parent-style-name"), "") or "",
+                st.attributes.get((STYLENS, "list-style-name")),
+            )
+    return styles
+
+
+def _numbering_off(style: str, styles: dict[str, tuple[str, str | None]]) -> bool:
+    """Does this paragraph style (or the nearest it is based on that says)
+    turn numbering off? How Writer saves a heading set to "No List"."""
+    seen: set[str] = set()
+    while style and style not in seen:
+        seen.add(style)
+        parent, listed = styles.get(style, ("", None))
+        if listed is not None:
+            return listed == ""
+        style = parent
+    return False
 
 
 def _number_headings(doc: Any, textns: str) -> None:
     """Write each numbered heading's number into its text ("1.2 ").
 
     Writer numbers headings one of two ways. Its own (Tools > Heading
-    Numbering) is the outline style, counted over every heading by outline
-    level. A Word file opened and saved in Writer keeps Word's way: each
-    heading inside a one-item list (``text:list``) in a numbered list style,
-    counted over that style's lists (a list that continues numbering goes on
-    from the one before). Such a heading is taken out of its list, number
-    written in: read inside the list it was a list item, not a heading.
+    Numbering) is the outline style, counted over the numbered headings by
+    outline level: a heading set to "No List" (its style's list style empty)
+    or marked a list header has no number and is not counted, and a heading
+    may restart its level at a value of its own. A Word file opened and saved
+    in Writer keeps Word's way: each heading inside a one-item list
+    (``text:list``) in a numbered list style, counted over that style's lists
+    (a list that continues numbering goes on from the one before). Such a
+    heading is taken out of its list, number written in: read inside the
+    list it was a list item, not a heading.
     """
     from odf.namespaces import STYLENS
 
@@ -268,30 +493,30 @@ def _number_headings(doc: Any, textns: str) -> None:
             name = node.attributes.get((STYLENS, "name"), "") or ""
             lists[name] = _level_styles(node, "list-level-style-number")
     in_lists = _number_listed_headings(doc, textns, lists)
-    count = [0] * 11
+    paragraph_styles = _paragraph_styles(doc)
+    counter = _Counter(outline)
     for h in _elements(doc.text, textns, "h"):
-        level = min(max(_int(h.attributes.get((textns, "outline-level"))) or 1, 1), 10)
-        count[level] += 1
-        for deeper in range(level + 1, 11):
-            count[deeper] = 0
         if id(h) in in_lists or h.attributes.get((textns, "is-list-header")) == "true":
             continue
+        if _numbering_off(h.attributes.get((textns, "style-name"), "") or "", paragraph_styles):
+            continue
+        level = min(max(_int(h.attributes.get((textns, "outline-level"))) or 1, 1), 10)
+        restart = h.attributes.get((textns, "restart-numbering")) == "true"
+        counter.step(level, _int(h.attributes.get((textns, "start-value"))) if restart else None)
         stored = _elements(h, textns, "number")
         if stored:  # Writer wrote the number it shows: that one, as text
             label = _text_of(stored[0]).strip()
             for n in stored:
                 n.parentNode.removeChild(n)
-        elif level in outline:
-            label = _label(outline, level, count)
         else:
-            continue
+            label = counter.label(level)
         _prepend(h, label)
 
 
 def _number_listed_headings(doc: Any, textns: str, styles: dict[str, Levels]) -> set[int]:
     """Number and lift out the headings inside lists; returns their ids."""
     lifted: set[int] = set()
-    counters: dict[str, list[int]] = {}
+    counters: dict[str, _Counter] = {}
     for top in _elements(doc.text, textns, "list"):
         if _inside(top, textns, "list"):
             continue  # counted with the list it is nested in
@@ -301,10 +526,9 @@ def _number_listed_headings(doc: Any, textns: str, styles: dict[str, Levels]) ->
             top.attributes.get((textns, "continue-list"))
         )
         if style not in counters or not continues:
-            counters[style] = [0] * 11
-        count = counters[style]
+            counters[style] = _Counter(styles.get(style, {}))
         labels: dict[int, str] = {}
-        _count_items(top, 1, textns, count, styles.get(style, {}), labels)
+        _count_items(top, 1, textns, counters[style], labels)
         if not headings:
             continue
         # The list held a heading: its blocks go where it stood, in order.
@@ -313,15 +537,14 @@ def _number_listed_headings(doc: Any, textns: str, styles: dict[str, Levels]) ->
             block.parentNode.removeChild(block)
             parent.insertBefore(block, top)
             if block.qname == (textns, "h"):
-                if labels.get(id(block)):
-                    _prepend(block, labels[id(block)])
+                _prepend(block, labels.get(id(block), ""))
                 lifted.add(id(block))
         parent.removeChild(top)
     return lifted
 
 
 def _count_items(
-    lst: Any, depth: int, textns: str, count: list[int], levels: Levels, labels: dict[int, str]
+    lst: Any, depth: int, textns: str, counter: _Counter, labels: dict[int, str]
 ) -> None:
     """Count a list's items as Writer numbers them, and label its headings.
 
@@ -333,14 +556,12 @@ def _count_items(
             continue
         children = [c for c in item.childNodes if getattr(c, "qname", None) is not None]
         if children and children[0].qname != (textns, "list") and depth <= 10:
-            count[depth] += 1
-            for deeper in range(depth + 1, 11):
-                count[deeper] = 0
+            counter.step(depth, _int(item.attributes.get((textns, "start-value"))))
         for child in children:
             if child.qname == (textns, "list"):
-                _count_items(child, depth + 1, textns, count, levels, labels)
-            elif child.qname == (textns, "h") and depth in levels:
-                labels[id(child)] = _label(levels, depth, count)
+                _count_items(child, depth + 1, textns, counter, labels)
+            elif child.qname == (textns, "h"):
+                labels[id(child)] = counter.label(depth)
 
 
 def _blocks(lst: Any, textns: str) -> list[Any]:
@@ -409,8 +630,8 @@ def _title(doc: Any) -> str:
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     page, title, left_out = to_html(data, request.name)
     outline = html.outline_of(page.encode("utf-8"), fragment=True)
-    if left_out:
-        outline.dropped["table of contents lines"] += left_out
+    for kind, count in left_out.items():
+        outline.dropped[kind] += count
     if not outline.blocks:
         raise RulebookError(f"{request.name}: no text in the document")
     outline.title = outline.title or title
@@ -426,7 +647,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
 
 FORMAT = Format(
     name="odt",
-    extensions=(".odt",),
+    extensions=(".odt", ".fodt", ".ott"),
     read=read,
     sniff=sniff,
     binary=True,
