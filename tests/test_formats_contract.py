@@ -699,6 +699,62 @@ def test_opendocument_text_is_what_writer_shows() -> None:
     ]
 
 
+def test_opendocument_headings_made_by_hand_are_read_by_their_type() -> None:
+    """No heading styles, only bold or larger type (how many a homebrew book is
+    typed): read as the Word reader reads the same, ranked by size then weight.
+    A bold line that ends a sentence, or bold inside a paragraph, stays text;
+    a document with a real heading is left as it is."""
+    from odf.style import Style, TextProperties
+    from odf.text import H, P, Span
+
+    def build(doc: object, *, with_heading: bool = False) -> None:
+        auto = doc.automaticstyles  # type: ignore[attr-defined]
+        big = Style(name="Big", family="paragraph")
+        big.addElement(TextProperties(fontsize="150%", fontweight="bold"))
+        strong = Style(name="Strong", family="text")
+        strong.addElement(TextProperties(fontweight="bold"))
+        auto.addElement(big)
+        auto.addElement(strong)
+        body = doc.text  # type: ignore[attr-defined]
+        if with_heading:
+            body.addElement(H(outlinelevel=1, text="Rules"))
+        body.addElement(P(stylename="Big", text="Movement"))
+        body.addElement(P(text="A model moves 6 inches."))
+        charge = P()
+        charge.addElement(Span(stylename="Strong", text="Charging"))
+        body.addElement(charge)
+        body.addElement(P(text="A charge is a move into contact."))
+        warning = P()
+        warning.addElement(Span(stylename="Strong", text="Never roll twice."))
+        body.addElement(warning)
+        inline = P(text="Roll ")
+        inline.addElement(Span(stylename="Strong", text="two"))
+        inline.addElement(Span(text=" dice."))
+        body.addElement(inline)
+        body.addElement(P(stylename="Big", text="Shooting"))
+        body.addElement(P(text="Roll to hit."))
+
+    units = parse_file("hand.odt", odt_document(build), game="x").units
+    assert [(u.rule_id, u.title, u.parent) for u in units] == [
+        ("movement", "Movement", ""),
+        ("movement/charging", "Charging", "Movement"),
+        ("shooting", "Shooting", ""),
+    ]
+    assert units[1].text.split("\n") == [
+        "A charge is a move into contact.",
+        "Never roll twice.",
+        "Roll two dice.",
+    ]
+    styled = parse_file("h.odt", odt_document(lambda d: build(d, with_heading=True)), game="x")
+    assert [u.rule_id for u in styled.units] == ["rules"]
+    writer = _odt_units("writer-hand-made-headings.odt")  # Writer's save of a Word file
+    assert [(u.rule_id, u.text) for u in writer.units] == [
+        ("setup", "SETUP text under bold heading."),
+        ("combat", "COMBAT text under bold heading."),
+        ("melee", "MELEE text."),
+    ]
+
+
 def test_an_opendocument_spreadsheet_is_no_rulebook() -> None:
     from odf.opendocument import OpenDocumentSpreadsheet
 

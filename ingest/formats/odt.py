@@ -28,9 +28,11 @@ converted, so that what is read is what Writer shows:
 - A flat ``.fodt`` (the whole document as one XML file) is packed as the zip
   odfpy reads; a template (``.ott``) reads as a document.
 
-Known and left: headings made by hand (bold or large body text) are text,
-as odfpy has no notion of them (the Word reader reads them by their type);
-a numbered list's own labels ("a)", "(i)", a list continued from an earlier
+- A document with no heading at all, its headings made by hand (bold or
+  larger type), has them read by their type, as the Word reader does
+  (``_typeset_headings``).
+
+Known and left: a numbered list's own labels ("a)", "(i)", a list continued from an earlier
 one) come out as the HTML reader numbers an ``<ol>``: 1., 2.; heading
 levels 7-10 are read as level 6.
 
@@ -45,6 +47,7 @@ import contextlib
 import io
 import re
 import zipfile
+from collections import Counter
 from typing import Any
 
 from ruleslawyer.errors import RulebookError
@@ -123,6 +126,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
         left_out = _drop_indexes(doc, TEXTNS)
         tidied, title_line = _tidy(doc, TEXTNS)
         left_out.update(tidied)
+        _typeset_headings(doc, TEXTNS)
         _number_headings(doc, TEXTNS)
         # What ODF2XHTML.load() does after parsing the file itself, on the
         # document as edited above (odfpy 1.4 has had no release since 2020).
@@ -372,6 +376,145 @@ def _tidy(doc: Any, textns: str) -> tuple[dict[str, int], str]:
             title = " ".join(_text_of(first).split())
             first.parentNode.removeChild(first)
     return gone, title
+
+
+class _Looks:
+    """How big and how bold text is, resolved as Writer resolves it: a span's
+    own text style, else its paragraph's style, else the style that one is
+    based on, up to the document's default paragraph style (a size in
+    percent is of the size it would have had)."""
+
+    def __init__(self, doc: Any) -> None:
+        from odf.namespaces import FONS, STYLENS
+
+        self.styles: dict[tuple[str, str], tuple[str, str, str]] = {}
+        self.defaults: dict[str, tuple[str, str]] = {}
+        for root in (doc.styles, doc.automaticstyles):
+            for node in _elements(root, STYLENS, "style") + _elements(
+                root, STYLENS, "default-style"
+            ):
+                props = _elements(node, STYLENS, "text-properties")
+                size = props[0].attributes.get((FONS, "font-size"), "") if props else ""
+                weight = props[0].attributes.get((FONS, "font-weight"), "") if props else ""
+                family = node.attributes.get((STYLENS, "family"), "") or ""
+                if node.qname[1] == "default-style":
+                    self.defaults[family] = (size or "", weight or "")
+                    continue
+                name = node.attributes.get((STYLENS, "name"), "") or ""
+                parent = node.attributes.get((STYLENS, "parent-style-name"), "") or ""
+                self.styles[(family, name)] = (parent, size or "", weight or "")
+
+    def _resolve(self, family: str, name: str, base: tuple[float, bool]) -> tuple[float, bool]:
+        chain: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        while name and name not in seen and (family, name) in self.styles:
+            seen.add(name)
+            parent, raw_size, raw_weight = self.styles[(family, name)]
+            chain.append((raw_size, raw_weight))
+            name = parent
+        if family == "paragraph":
+            chain.append(self.defaults.get("paragraph", ("", "")))
+        size, bold = base
+        for raw_size, raw_weight in reversed(chain):  # the base first, the style last
+            size = _points(raw_size, size)
+            if raw_weight:
+                bold = raw_weight == "bold" or (raw_weight.isdigit() and int(raw_weight) >= 600)
+        return size, bold
+
+    def paragraph(self, name: str) -> tuple[float, bool]:
+        return self._resolve("paragraph", name, (12.0, False))  # Writer's own default
+
+    def span(self, name: str, base: tuple[float, bool]) -> tuple[float, bool]:
+        return self._resolve("text", name, base)
+
+
+def _points(raw: str, base: float) -> float:
+    """A font size in points: "14pt", or "130%" of ``base``."""
+    raw = raw.strip()
+    try:
+        if raw.endswith("%"):
+            return base * float(raw[:-1]) / 100
+        if raw.endswith("pt"):
+            return float(raw[:-2])
+    except ValueError:
+        pass
+    return base
+
+
+def _pieces(node: Any, looks: _Looks, base: tuple[float, bool], textns: str) -> list[Any]:
+    """(text, size, bold) of each run of text in a paragraph."""
+    out = []
+    for child in node.childNodes:
+        if child.nodeType == child.TEXT_NODE:
+            if str(child).strip():
+                out.append((str(child), *base))
+        elif child.qname == (textns, "span"):
+            name = child.attributes.get((textns, "style-name"), "") or ""
+            out += _pieces(child, looks, looks.span(name, base), textns)
+        elif child.qname not in ((textns, "note"),):
+            out += _pieces(child, looks, base, textns)
+    return out
+
+
+def _typeset_headings(doc: Any, textns: str) -> bool:
+    """Make the document's hand-made headings headings (``text:h``), as the
+    Word reader does with a Word file's (``docx._typeset_headings``, whose
+    thresholds these are): a short line, not ending as a sentence does, all
+    in bold (where bold is not most of the text) or set larger than the text,
+    with text after it; ranked by size, then weight. Not when the document
+    has a heading already, or fewer than two of these. Whether it did."""
+    from odf.text import H
+
+    from ruleslawyer.ingest.formats.docx import HEADING_SIZE_RATIO, HEADING_WORDS
+
+    if _elements(doc.text, textns, "h"):
+        return False
+    looks = _Looks(doc)
+    paragraphs = [
+        p
+        for parent in [doc.text, *_elements(doc.text, textns, "section")]
+        for p in parent.childNodes
+        if getattr(p, "qname", None) == (textns, "p")
+    ]
+    chars: Counter[float] = Counter()
+    bold_chars = 0
+    seen: list[tuple[Any, str, float, bool]] = []
+    for p in paragraphs:
+        base = looks.paragraph(p.attributes.get((textns, "style-name"), "") or "")
+        runs = _pieces(p, looks, base, textns)
+        if not runs:
+            continue
+        for text, size, bold in runs:
+            chars[size] += len(text)
+            bold_chars += len(text) if bold else 0
+        words = " ".join("".join(t for t, _, _ in runs).split())
+        seen.append((p, words, max(r[1] for r in runs), all(r[2] for r in runs)))
+    if not chars:
+        return False
+    body_size = chars.most_common(1)[0][0]
+    bold_marks = bold_chars < 0.5 * sum(chars.values())
+    heads = [
+        (p, size, bold)
+        for n, (p, words, size, bold) in enumerate(seen)
+        if n + 1 < len(seen)
+        and 1 <= len(words.split()) <= HEADING_WORDS
+        and any(c.isalpha() for c in words)
+        and not words.endswith((".", ",", ";", ":"))
+        and (size >= body_size * HEADING_SIZE_RATIO or (bold and bold_marks and size >= body_size))
+    ]
+    if len(heads) < 2:
+        return False
+    ranks = sorted({(size, bold) for _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
+    level = {look: min(n + 1, 6) for n, look in enumerate(ranks)}
+    for p, size, bold in heads:
+        h = H(outlinelevel=level[(size, bold)])
+        for child in list(p.childNodes):
+            p.childNodes.remove(child)  # odfpy's removeChild refuses text nodes
+            child.parentNode = None
+            h.appendChild(child)
+        p.parentNode.insertBefore(h, p)
+        p.parentNode.removeChild(p)
+    return True
 
 
 # level -> (format, prefix, suffix, levels shown, start value)
