@@ -13,6 +13,8 @@ import pytest
 from benchmarks.calibrate import (
     MIN_PRECISION,
     MIN_VERDICTS,
+    faq_figures,
+    fit_faq,
     fit_model,
     main,
     verdict_figures,
@@ -84,3 +86,35 @@ def test_writing_one_model_keeps_the_other_models_entries(tmp_path: Path) -> Non
     assert (a.enabled, a.bias, a.weights) == (False, 0.25, {"claim": 1.5})
     assert b == old_b
     assert FaqMatch.load(path).min_similarity == 0.7
+
+
+def _faq(split: str, gold: str, said: str, similarity: float, conditions: bool) -> dict[str, Any]:
+    return {
+        "split": split,
+        "gold": gold,
+        "faq": said,
+        "faq_similarity": similarity,
+        "faq_conditions": conditions,
+    }
+
+
+def test_the_faq_floor_is_fitted_on_every_pair_and_counted_as_answers_use_it() -> None:
+    """The floor is the lowest right similarity above every wrong one, over all
+    fit FAQ pairs (with the conditions check, fit held one pair: a floor on one
+    pair is no measurement); a verdict is counted only where the answer would
+    give it, close enough and with no condition the player's question lacks."""
+    rows = [
+        _faq("fit", "no", "no", 0.99, True),
+        _faq("fit", "yes", "yes", 0.80, False),  # another question's FAQ: right by luck
+        _faq("fit", "yes", "no", 0.60, False),  # wrong, below the floor
+        _faq("fit", "no", "no", 0.70, False),
+        _faq("test", "yes", "no", 0.95, False),  # close, but its condition is not asked
+        _faq("test", "yes", "yes", 0.75, True),
+        _faq("test", "no", "no", 0.65, True),  # below the floor
+    ]
+    match = fit_faq(rows)
+    assert 0.69 < match.min_similarity < 0.70
+    assert faq_figures([r for r in rows if r["split"] == "fit"], match) == {"given": 1, "right": 1}
+    assert faq_figures([r for r in rows if r["split"] == "test"], match) == {"given": 1, "right": 1}
+    # a wrong pair above every right one leaves no floor: no FAQ verdicts
+    assert fit_faq([*rows, _faq("fit", "yes", "no", 0.995, True)]).min_similarity > 1.0

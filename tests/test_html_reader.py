@@ -896,3 +896,23 @@ def test_a_contents_list_beside_the_article_does_not_change_what_is_read() -> No
     result = parse_file("duel.html", page.encode(), game="x")
     assert result.units[-1].text.endswith("Errata: none.")
     assert result.dropped["table of contents lines"] == 8
+
+
+def test_ordered_lists_are_numbered_as_a_browser_numbers_them() -> None:
+    """start, type and an item's value are read as browsers read them; a start
+    that is no number ("x") is ignored, where it refused the whole page."""
+    page = (
+        b"<h1>Gear</h1><p>Kit.</p><ol start='x'><li>one</li><li>two</li></ol>"
+        b"<ol type='a' start='2'><li>bee</li><li value='5'>e</li><li>f</li></ol>"
+        b"<ol type='I' start=' 3 '><li>three</li></ol>"
+    )
+    (unit,) = parse_file("g.html", page, game="x").units
+    assert unit.text.split("\n") == [
+        "Kit.",
+        "1. one",
+        "2. two",
+        "b. bee",
+        "e. e",
+        "f. f",
+        "III. three",
+    ]

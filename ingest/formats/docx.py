@@ -491,24 +491,14 @@ def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, s
     return out
 
 
+_WORD_FORMATS = {"lowerLetter": "a", "upperLetter": "A", "lowerRoman": "i", "upperRoman": "I"}
+
+
 def _format_number(n: int, fmt: str) -> str:
-    if fmt in ("lowerLetter", "upperLetter"):
-        letters = ""
-        while n > 0:
-            n, rest = divmod(n - 1, 26)
-            letters = chr(ord("a") + rest) + letters
-        return letters.upper() if fmt == "upperLetter" else letters
-    if fmt in ("lowerRoman", "upperRoman"):
-        numeral = ""
-        for value, mark in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
-            while n >= value:
-                numeral += mark
-                n -= value
-        return numeral.upper() if fmt == "upperRoman" else numeral
+    """A list number in Word's format ("lowerLetter": b, "upperRoman": IV, ...)."""
     if fmt in ("none", "bullet"):
         return ""
-    return str(n)
+    return html.list_number(n, _WORD_FORMATS.get(fmt, "1"))
 
 
 class _Styles:

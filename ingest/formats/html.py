@@ -879,11 +879,16 @@ class _Walker:
             self.in_definition -= 1
 
     def _list(self, el: Any, depth: int) -> None:
-        """One block per item ("- ", "1. "), nested lists indented after their item."""
+        """One block per item ("- ", "1. ", "b. "), nested lists indented after
+        their item; an ordered list numbered as a browser numbers it (its
+        ``start``, ``type`` and each item's ``value``)."""
         self.flush()
-        number = int(el.get("start") or 1) if el.name == "ol" else 0
+        ordered = el.name == "ol"
+        number = _html_int(el.get("start"), 1)
+        kind = str(el.get("type") or "1")
         for li in el.find_all("li", recursive=False):
-            marker = "  " * depth + (f"{number}. " if el.name == "ol" else "- ")
+            number = _html_int(li.get("value"), number) if ordered else number
+            marker = "  " * depth + (f"{list_number(number, kind)}. " if ordered else "- ")
             number += 1
             nested = [n.extract() for n in li.find_all(["ul", "ol", "dl"], recursive=False)]
             text = _text(li)
@@ -894,6 +899,33 @@ class _Walker:
                     self._definitions(n, lines=True)  # "term: value" lines
                 else:
                     self._list(n, depth + 1)
+
+
+def _html_int(value: Any, default: int) -> int:
+    """An integer attribute as browsers read it: its leading digits (with a
+    sign), else ``default``; "x" is no number and refused no page."""
+    m = re.match(r"\s*([+-]?\d{1,9})", str(value)) if value is not None else None
+    return int(m.group(1)) if m else default
+
+
+def list_number(n: int, kind: str) -> str:
+    """A number as an ordered list of ``type`` ``kind`` shows it: 1, a, A, i or I
+    (the Word and OpenDocument readers number their lists and headings with it)."""
+    if kind in ("a", "A") and n > 0:
+        letters = ""
+        while n > 0:
+            n, rest = divmod(n - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters if kind == "a" else letters.upper()
+    if kind in ("i", "I") and 0 < n < 4000:
+        numeral = ""
+        for value, mark in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+            while n >= value:
+                numeral += mark
+                n -= value
+        return numeral if kind == "i" else numeral.upper()
+    return str(n)
 
 
 def _span(value: Any) -> int:

@@ -32,9 +32,13 @@ converted, so that what is read is what Writer shows:
   larger type), has them read by their type, as the Word reader does
   (``_typeset_headings``).
 
-Known and left: a numbered list's own labels ("a)", "(i)", a list continued from an earlier
-one) come out as the HTML reader numbers an ``<ol>``: 1., 2.; heading
-levels 7-10 are read as level 6.
+- Numbered lists count as Writer counts them (continued lists, start
+  values) in their own format (a, i, I), written as the ``<ol>``'s type and
+  each ``<li>``'s value, which the HTML reader honours.
+
+Known and left: a list's prefix and suffix and its levels shown together
+("a)", "(i)", "1.1.") read as "a.", "i.", "1."; heading levels 7-10 are
+read as level 6.
 
 A password-protected document (its parts encrypted), a file that is not an
 OpenDocument text or one that unpacks to more than ``MAX_UNPACKED_MB`` gets
@@ -130,7 +134,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
         _number_headings(doc, TEXTNS)
         # What ODF2XHTML.load() does after parsing the file itself, on the
         # document as edited above (odfpy 1.4 has had no release since 2020).
-        converter = _converter()
+        converter = _converter(_list_formats(doc))
         converter.lines = []
         converter._wfunc = converter._wlines
         converter.document = doc
@@ -201,7 +205,21 @@ def _failed_part(printed: str) -> str:
     return "content" if "office:document-content" in printed else "other"
 
 
-def _converter() -> Any:
+def _list_formats(doc: Any) -> dict[str, dict[int, str]]:
+    """List style -> level -> its number format ("1", "a", "I", ...)."""
+    from odf.namespaces import STYLENS, TEXTNS
+
+    out: dict[str, dict[int, str]] = {}
+    for root in (doc.styles, doc.automaticstyles):
+        for node in _elements(root, TEXTNS, "list-style"):
+            levels = _level_styles(node, "list-level-style-number")
+            out[node.attributes.get((STYLENS, "name"), "") or ""] = {
+                k: v[0] for k, v in levels.items()
+            }
+    return out
+
+
+def _converter(list_formats: dict[str, dict[int, str]] | None = None) -> Any:
     """odfpy's converter with footnotes as the HTML reader places them: each
     mark and its note link to each other, as a word processor's export does
     (odfpy links only the mark to the note, so every note stayed in the last
@@ -209,7 +227,27 @@ def _converter() -> Any:
     from odf.namespaces import TEXTNS
     from odf.odf2xhtml import ODF2XHTML
 
+    formats = list_formats or {}
+
     class Converter(ODF2XHTML):
+        def s_text_list(self, tag: Any, attrs: Any) -> None:
+            # A numbered list as Writer numbers it: its level's format as the
+            # <ol>'s type, each item's number as its value (odfpy wrote a bare
+            # <ol>, read as 1., 2. whatever Writer showed: "b)", "7.", "iv.").
+            name = attrs.get((TEXTNS, "style-name")) or self.tagstack.rfindattr(
+                (TEXTNS, "style-name")
+            )
+            level = self.tagstack.count_tags(tag) + 1
+            tag_name = self.listtypes.get(f"{str(name).replace('.', '_')}_{level}", "ul")
+            fmt = formats.get(str(name), {}).get(level, "1")
+            self.opentag(tag_name, {"type": fmt} if tag_name == "ol" else {})
+            self.purgedata()
+
+        def s_text_list_item(self, tag: Any, attrs: Any) -> None:
+            value = _int(attrs.get((TEXTNS, "start-value")))
+            self.opentag("li", {"value": str(value)} if value is not None else {})
+            self.purgedata()
+
         def s_text_s(self, tag: Any, attrs: Any) -> None:
             # odfpy wrote the spaces out at once, ahead of the text it had not
             # written yet: "Figure 1shows" for "Figure 1 shows" after a field.
@@ -571,7 +609,7 @@ class _Counter:
             return ""
         fmt, prefix, suffix, shown, _ = self.levels[level]
         parts = [
-            _format_number(
+            html.list_number(
                 self.count[k] if self.began[k] else self._start(k),
                 self.levels[k][0] if k in self.levels else fmt,
             )
@@ -700,6 +738,9 @@ def _count_items(
         children = [c for c in item.childNodes if getattr(c, "qname", None) is not None]
         if children and children[0].qname != (textns, "list") and depth <= 10:
             counter.step(depth, _int(item.attributes.get((textns, "start-value"))))
+            if depth in counter.levels:
+                # the number Writer shows, for the converter's <li value="...">
+                item.attributes[(textns, "start-value")] = str(counter.count[depth])
         for child in children:
             if child.qname == (textns, "list"):
                 _count_items(child, depth + 1, textns, counter, labels)
@@ -738,24 +779,6 @@ def _prepend(h: Any, label: str) -> None:
         h.insertBefore(number, h.firstChild)
     else:
         h.appendChild(number)
-
-
-def _format_number(n: int, fmt: str) -> str:
-    if fmt in ("a", "A"):
-        letters = ""
-        while n > 0:
-            n, rest = divmod(n - 1, 26)
-            letters = chr(ord("a") + rest) + letters
-        return letters.upper() if fmt == "A" else letters
-    if fmt in ("i", "I"):
-        numeral = ""
-        for value, mark in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                            (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
-            while n >= value:
-                numeral += mark
-                n -= value
-        return numeral.upper() if fmt == "I" else numeral
-    return str(n)
 
 
 def _int(value: Any) -> int | None:
