@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 from xml.sax.saxutils import escape
 
 _NS = (
@@ -124,10 +125,10 @@ def docx(body: str, styles: str = STYLES, footnotes: dict[int, str] | None = Non
     return out.getvalue()
 
 
-def markdown_docx(text: str) -> bytes:
-    """A Markdown file set in Word: headings in Heading styles, notes in Quote,
-    list items in List Paragraph, tables as tables; its front matter's title
-    the document's Title property."""
+def markdown_blocks(text: str) -> tuple[str, list[tuple[str, Any]]]:
+    """A Markdown file as a word processor would hold it: its front matter's
+    title, and its blocks in order: ("heading", (level, words)), ("quote",
+    words), ("item", words), ("paragraph", words) or ("table", rows)."""
     import re
 
     from markdown_it import MarkdownIt
@@ -147,7 +148,7 @@ def markdown_docx(text: str) -> bytes:
             if c.type in ("text", "code_inline", "softbreak", "hardbreak")
         ).strip()
 
-    body: list[str] = []
+    blocks: list[tuple[str, Any]] = []
     level = 0
     quote = 0
     item = 0
@@ -171,16 +172,33 @@ def markdown_docx(text: str) -> bytes:
         elif t == "tr_open" and rows is not None:
             rows.append([])
         elif t == "table_close" and rows is not None:
-            body.append(table(rows))
+            blocks.append(("table", rows))
             rows = None
         elif t == "inline":
             words = inline(tok)
             if rows is not None:
                 rows[-1].append(words)
             elif level:
-                body.append(para(words, f"Heading{level}"))
+                blocks.append(("heading", (level, words)))
             elif words:
-                body.append(para(words, "Quote" if quote else "ListParagraph" if item else None))
+                blocks.append(("quote" if quote else "item" if item else "paragraph", words))
+    return title, blocks
+
+
+def markdown_docx(text: str) -> bytes:
+    """A Markdown file set in Word: headings in Heading styles, notes in Quote,
+    list items in List Paragraph, tables as tables; its front matter's title
+    the document's Title property."""
+    title, blocks = markdown_blocks(text)
+    styles = {"quote": "Quote", "item": "ListParagraph", "paragraph": None}
+    body: list[str] = []
+    for kind, payload in blocks:
+        if kind == "table":
+            body.append(table(payload))
+        elif kind == "heading":
+            body.append(para(payload[1], f"Heading{payload[0]}"))
+        else:
+            body.append(para(payload, styles[kind]))
     return docx("".join(body), title=title)
 
 

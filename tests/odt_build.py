@@ -7,7 +7,6 @@ their rules to LibreOffice would have them."""
 from __future__ import annotations
 
 import io
-import re
 from typing import Any
 
 
@@ -50,62 +49,25 @@ def table(rows: list[list[str]]) -> Any:
 
 def markdown_odt(text: str) -> bytes:
     """A Markdown file set in Writer (see the module)."""
-    from markdown_it import MarkdownIt
+    from docx_build import markdown_blocks
     from odf.text import H, List, ListItem, P
 
-    title = ""
-    front = re.match(r"\A---\n(.*?)\n---\n", text, re.S)
-    if front:
-        found = re.search(r"^title:\s*(.+)$", front.group(1), re.M)
-        title = found.group(1).strip() if found else ""
-        text = text[front.end() :]
-
-    def inline(tok: object) -> str:
-        children = getattr(tok, "children", None) or []
-        return "".join(
-            " " if c.type in ("softbreak", "hardbreak") else c.content
-            for c in children
-            if c.type in ("text", "code_inline", "softbreak", "hardbreak")
-        ).strip()
+    title, blocks = markdown_blocks(text)
 
     def build(doc: Any) -> None:
-        level = quote = item = 0
-        rows: list[list[str]] | None = None
-        for tok in MarkdownIt("commonmark").enable("table").parse(text):
-            t = tok.type
-            if t == "heading_open":
-                level = int(tok.tag[1])
-            elif t == "heading_close":
-                level = 0
-            elif t == "blockquote_open":
-                quote += 1
-            elif t == "blockquote_close":
-                quote -= 1
-            elif t == "list_item_open":
-                item += 1
-            elif t == "list_item_close":
-                item -= 1
-            elif t == "table_open":
-                rows = []
-            elif t == "tr_open" and rows is not None:
-                rows.append([])
-            elif t == "table_close" and rows is not None:
-                doc.text.addElement(table(rows))
-                rows = None
-            elif t == "inline":
-                words = inline(tok)
-                if rows is not None:
-                    rows[-1].append(words)
-                elif level:
-                    doc.text.addElement(H(outlinelevel=level, text=words))
-                elif words and item:
-                    listed, entry = List(), ListItem()
-                    entry.addElement(P(text=words))
-                    listed.addElement(entry)
-                    doc.text.addElement(listed)
-                elif words:
-                    doc.text.addElement(
-                        P(stylename="Quotations", text=words) if quote else P(text=words)
-                    )
+        for kind, payload in blocks:
+            if kind == "table":
+                doc.text.addElement(table(payload))
+            elif kind == "heading":
+                doc.text.addElement(H(outlinelevel=payload[0], text=payload[1]))
+            elif kind == "item":
+                listed, entry = List(), ListItem()
+                entry.addElement(P(text=payload))
+                listed.addElement(entry)
+                doc.text.addElement(listed)
+            elif kind == "quote":
+                doc.text.addElement(P(stylename="Quotations", text=payload))
+            else:
+                doc.text.addElement(P(text=payload))
 
     return odt(build, title=title)

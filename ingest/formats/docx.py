@@ -44,7 +44,6 @@ from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
-from ruleslawyer.ingest.outline import build_units
 from ruleslawyer.ingest.units import ParseResult
 
 _ZIP = b"PK\x03\x04"
@@ -629,20 +628,8 @@ def _core_title(core: bytes) -> str:
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     page, title, contents = to_html(data, request.name)
-    outline = html.outline_of(page.encode("utf-8"), fragment=True)
-    if contents:
-        outline.dropped["table of contents lines"] += contents
-    if not outline.blocks:
-        raise RulebookError(f"{request.name}: no text in the document")
-    outline.title = outline.title or title
-    return build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser="docx",
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    left_out = {"table of contents lines": contents} if contents else {}
+    return html.read_document(page, title, left_out, request, "docx")
 
 
 FORMAT = Format(

@@ -1036,6 +1036,28 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
     return outline
 
 
+def read_document(
+    page: str, title: str, left_out: dict[str, int], request: ReadRequest, parser: str
+) -> ParseResult:
+    """A word processor's document converted to HTML (``page``), read as a page
+    with no chrome: its ``title`` names the text before the first heading, and
+    what the conversion left out (``left_out``, by kind) is reported with the rest."""
+    outline = outline_of(page.encode("utf-8"), fragment=True)
+    for kind, count in left_out.items():
+        outline.dropped[kind] += count
+    if not outline.blocks:
+        raise RulebookError(f"{request.name}: no text in the document")
+    outline.title = outline.title or title
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser=parser,
+        title_fixes=request.title_fixes,
+        title=request.title,
+    )
+
+
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     outline = outline_of(data)
     if not outline.blocks:

@@ -56,7 +56,6 @@ from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
-from ruleslawyer.ingest.outline import build_units
 from ruleslawyer.ingest.units import ParseResult
 
 _ZIP = b"PK\x03\x04"
@@ -795,20 +794,7 @@ def _title(doc: Any) -> str:
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     page, title, left_out = to_html(data, request.name)
-    outline = html.outline_of(page.encode("utf-8"), fragment=True)
-    for kind, count in left_out.items():
-        outline.dropped[kind] += count
-    if not outline.blocks:
-        raise RulebookError(f"{request.name}: no text in the document")
-    outline.title = outline.title or title
-    return build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser="odt",
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    return html.read_document(page, title, left_out, request, "odt")
 
 
 FORMAT = Format(
