@@ -25,7 +25,11 @@ how an experiment's feature is judged against the incumbent ones.
 
 The FAQ match (``FaqMatch``) is fitted the same way: the lowest
 question/FAQ similarity among *fit* FAQs whose literal answer was right, as
-long as no wrong one reaches it. ``--write`` stores everything in
+long as no wrong one reaches it. It is fitted on every FAQ pair, what the
+similarity says alone; its figures are reported on the pairs the answer
+would use (no condition in the FAQ's question that the player's lacks,
+``EvidencePicker.missing_conditions``), since a floor fitted on only those
+would rest on one or two pairs. ``--write`` stores everything in
 ``prompts/calibration.toml``.
 """
 
@@ -103,7 +107,8 @@ def collect(model: str) -> list[dict[str, Any]]:
             evidence = answerer.evidence(item.question, result) if result.hits else []
             t0 = time.perf_counter()
             f = features(svc.llm(), item.question, [e.quote for e in evidence[:2]], NAMES)
-            faq = answerer.faq_similarity(item.question, evidence[0].quote) if evidence else None
+            quote = evidence[0].quote if evidence else ""
+            faq = answerer.faq_similarity(item.question, quote, conditions=False) if quote else None
             rows.append(
                 {
                     "split": split,
@@ -112,6 +117,8 @@ def collect(model: str) -> list[dict[str, Any]]:
                     "features": f or {},
                     "faq": faq[0] if faq else None,
                     "faq_similarity": faq[1] if faq else None,
+                    # whether the answer would use it: no condition the player lacks
+                    "faq_conditions": bool(faq and answerer.faq_similarity(item.question, quote)),
                     "seconds": time.perf_counter() - t0,
                 }
             )
@@ -181,7 +188,15 @@ def fit_faq(rows: list[dict[str, Any]]) -> FaqMatch:
 
 
 def faq_figures(rows: list[dict[str, Any]], match: FaqMatch) -> dict[str, int]:
-    given = [r for r in rows if r["faq"] and (r["faq_similarity"] or 0) >= match.min_similarity]
+    """FAQ verdicts as answers give them: close enough, and no condition the
+    player's question lacks (the floor is fitted without that check)."""
+    given = [
+        r
+        for r in rows
+        if r["faq"]
+        and r.get("faq_conditions")
+        and (r["faq_similarity"] or 0) >= match.min_similarity
+    ]
     return {"given": len(given), "right": sum(1 for r in given if r["faq"] == r["gold"])}
 
 

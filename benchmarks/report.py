@@ -1,7 +1,7 @@
 """The answer-quality figures on every split, and across corpora and formats.
 
     python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
-                                          test-fresh,cross-fresh2,long,ember,ember-html,
+                                          test-fresh,cross-fresh2,long,long-odt,ember,ember-html,
                                           ember-print,ember-fresh,cross-fresh3,
                                           cross-fresh3-html]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
@@ -10,7 +10,7 @@
 Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
-*cross*, the fresh sets, *long*, the Ember book in three formats): nothing
+*cross*, the fresh sets, *long* in Markdown and ODT, the Ember book in three formats): nothing
 was fitted or chosen on them.
 The CPU model is printed with the latencies.
 """

@@ -38,7 +38,9 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   fixed: a second rulebook nothing was fitted or chosen on. (Fitting on it
   was tried: it moved recall on *choose* up and turned away fewer
   unanswerable questions, a tie on fully correct, so the tuning fitted
-  without it stayed.)
+  without it stayed.) *long-odt*: the same questions on the same six
+  files as LibreOffice documents set by pandoc 2.17 (2026-12-06), to show
+  the OpenDocument reader gives the rules the Markdown gives;
 - ember and ember-html: questions about "Ember Lanterns", a third game's
   rulebook written for a player's test on 2026-12-02 by a helper session
   that never ran the pipeline, typeset as a two-column PDF (running
@@ -105,6 +107,13 @@ CORPORA: dict[str, Corpus] = {
     "delvers": Corpus(
         "delvers", "Delvers of the Deep", tuple(sorted((EVAL_CORPORA / "delvers").glob("*.md")))
     ),
+    # the same six files as LibreOffice documents, set by pandoc 2.17 (a word
+    # processor's curly quotes, its title line, its list and table markup)
+    "delvers-odt": Corpus(
+        "delvers",
+        "Delvers of the Deep",
+        tuple(sorted((EVAL_CORPORA / "delvers" / "odt").glob("*.odt"))),
+    ),
     "tidewater": Corpus(
         "tidewater", "Tidewater", tuple(sorted((EVAL_CORPORA / "tidewater").glob("*.md")))
     ),
@@ -144,6 +153,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "test-fresh": (("test-fresh.jsonl", "brass"),),
     "cross-fresh2": (("skirmishers-fresh2.jsonl", "skirmishers-pdf"),),
     "long": (("delvers.jsonl", "delvers"),),
+    "long-odt": (("delvers.jsonl", "delvers-odt"),),
     "ember": (("ember.jsonl", "ember-pdf"),),
     "ember-html": (("ember.jsonl", "ember-html"),),
     "ember-print": (("ember.jsonl", "ember-print"),),

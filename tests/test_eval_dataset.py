@@ -212,6 +212,7 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("more2-fit.jsonl", "brass-and-bayonet", "tests/fixtures/rulebooks/markdown/0*.md"),
         ("more2-choose.jsonl", "brass-and-bayonet", "tests/fixtures/rulebooks/markdown/0*.md"),
         ("delvers.jsonl", "delvers", "evals/corpora/delvers/*.md"),
+        ("delvers.jsonl", "delvers", "evals/corpora/delvers/odt/*.odt"),
         ("tidewater-fit.jsonl", "tidewater", "evals/corpora/tidewater/*.md"),
         ("tidewater-choose.jsonl", "tidewater", "evals/corpora/tidewater/*.md"),
         ("tidewater2-fit.jsonl", "tidewater", "evals/corpora/tidewater/*.md"),
