@@ -126,6 +126,8 @@ def test_every_registered_format_has_a_fixture() -> None:
     names = [f.name for f in formats()]
     assert set(names) >= {"text", "markdown", "html", "pdf", "docx", "odt"}
     assert set(names) <= set(CASES), f"add a fixture for {set(names) - set(CASES)}"
+    # the Sources table names each by its label: a new format brings its own
+    assert all(f.label for f in formats())
     assert all(CASES[n] for n in names)
     assert len(MARKDOWN) == 5
 

@@ -407,7 +407,7 @@ def test_game_selectors_come_from_the_loaded_games(seeded_service: Any) -> None:
         b.value for b in demo.blocks.values() if "rl-header" in str(getattr(b, "value", ""))
     )
     assert "your tabletop games" in header and "Age of Sigmar" not in header
-    for ext in (".pdf", ".docx", ".md", ".markdown", ".html", ".htm", ".txt"):
+    for ext in (".pdf", ".docx", ".odt", ".md", ".markdown", ".html", ".htm", ".txt"):
         assert ext in component(demo, "rl-s-file").file_types
 
 
@@ -844,6 +844,22 @@ def test_upload_of_html_creates_a_new_game(handlers: Any, tmp_path: Path) -> Non
     assert units and all(u.source.file == name for u in units)
     text = " ".join(u.text for u in units)
     assert "<script" not in text and "<nav" not in text
+
+
+def test_upload_of_a_libreoffice_document_creates_a_new_game(handlers: Any, tmp_path: Path) -> None:
+    from ruleslawyer.ui.app import NEW_GAME
+
+    upload = tmp_path / "club.odt"
+    upload.write_bytes(
+        (PROJECT_ROOT / "tests" / "fixtures" / "odt" / "writer-outline-numbered.odt").read_bytes()
+    )
+    status, table = handlers.add_rulebook(str(upload), NEW_GAME, None, slug="club", name="Club")
+    assert "rl-ok" in status and "Added club.odt to Club" in status, status
+    row = table[table["File"] == "club.odt"].iloc[0]
+    assert row["Format"] == "OpenDocument" and row["Units"] == 4
+    assert "3 table of contents lines" in row["Left out"]
+    (falling_back,) = handlers.service.find_rules("1.2", "club")
+    assert falling_back.title == "Falling Back"
 
 
 @pytest.mark.parametrize(

@@ -40,14 +40,6 @@ def _defang(escaped: str) -> str:
     return _HANDLER.sub(lambda m: f"{m.group(1)}{m.group(2)}&#61;", escaped)
 
 
-# How the Sources table names a rulebook's format (any other is shown as it is).
-FORMAT_LABELS: dict[str, str] = {
-    "pdf": "PDF",
-    "markdown": "Markdown",
-    "html": "HTML",
-    "text": "text",
-}
-
 TITLE_SOURCES: dict[str, str] = {
     "printed": "printed",
     "body": "recovered from the rule text",
@@ -334,8 +326,14 @@ def stream_words(text: str) -> Iterable[str]:
 # --- the Sources table ------------------------------------------------------------------
 def format_label(row: Mapping[str, Any]) -> str:
     """A rulebook's format, with the text parser used: ``PDF``, ``text (numbered)``."""
+    from ruleslawyer.errors import InputError
+    from ruleslawyer.ingest.formats import by_name
+
     name = str(row.get("format") or "text")
-    label = FORMAT_LABELS.get(name, name)
+    try:
+        label = by_name(name).label or name
+    except InputError:  # a library written by a version with another format
+        label = name
     parser = str(row.get("parser") or "")
     return f"{label} ({parser})" if parser and parser != name else label
 

@@ -55,6 +55,8 @@ class Format:
     # A content match that overrides a misleading extension (only for
     # signatures that cannot be a coincidence).
     sniff_overrides_extension: bool = False
+    # How a player knows the format ("PDF", "Word"); the name when empty.
+    label: str = ""
 
 
 @cache

@@ -1082,4 +1082,5 @@ FORMAT = Format(
     binary=True,
     priority=20,
     sniff_overrides_extension=True,
+    label="HTML",
 )

@@ -667,4 +667,5 @@ FORMAT = Format(
     read=read,
     sniff=sniff,
     priority=60,
+    label="Markdown",
 )

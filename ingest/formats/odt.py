@@ -805,4 +805,5 @@ FORMAT = Format(
     binary=True,
     priority=15,
     sniff_overrides_extension=True,
+    label="OpenDocument",
 )

@@ -1626,4 +1626,5 @@ FORMAT = Format(
     binary=True,
     priority=10,
     sniff_overrides_extension=True,
+    label="PDF",
 )

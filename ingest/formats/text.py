@@ -132,4 +132,4 @@ def heading_lines(text: str) -> Outline | None:
     return Outline(blocks=blocks, title=title) if headed >= MIN_HEADING_LINES else None
 
 
-FORMAT = Format(name="text", extensions=(".txt", ".text"), read=read, priority=90)
+FORMAT = Format(name="text", extensions=(".txt", ".text"), read=read, priority=90, label="text")
