@@ -219,10 +219,13 @@ def _list_formats(doc: Any) -> dict[str, dict[int, str]]:
 
 
 def _converter(list_formats: dict[str, dict[int, str]] | None = None) -> Any:
-    """odfpy's converter with footnotes as the HTML reader places them: each
-    mark and its note link to each other, as a word processor's export does
-    (odfpy links only the mark to the note, so every note stayed in the last
-    rule; and it wrote the mark as a number, which its own join refuses)."""
+    """odfpy's converter, mended where it misread Writer's documents: numbered
+    lists carry their format and numbers (``list_formats``, from the list
+    styles); a ``text:s`` space stays where it stands; footnotes are linked as
+    the HTML reader places them, each mark and its note to each other as a
+    word processor's export does (odfpy linked only the mark to the note, so
+    every note stayed in the last rule, and wrote the mark as a number, which
+    its own join refuses)."""
     from odf.namespaces import TEXTNS
     from odf.odf2xhtml import ODF2XHTML
 
