@@ -409,6 +409,14 @@ def test_game_selectors_come_from_the_loaded_games(seeded_service: Any) -> None:
     assert "your tabletop games" in header and "Age of Sigmar" not in header
     for ext in (".pdf", ".docx", ".odt", ".md", ".markdown", ".html", ".htm", ".txt"):
         assert ext in component(demo, "rl-s-file").file_types
+    # the upload names every registered format, from the registry
+    from ruleslawyer.ingest.formats import formats
+
+    label = component(demo, "rl-s-file").label
+    assert all(f.extensions[0] in label for f in formats())
+    values = [str(getattr(b, "value", "")) for b in demo.blocks.values()]
+    add = next(v for v in values if "Add a rulebook" in v)
+    assert all(f.label in add for f in formats()) and "OpenDocument" in add
 
 
 def test_game_selectors_list_a_game_added_at_run_time(handlers: Any) -> None:

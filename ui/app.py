@@ -852,14 +852,16 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                     max_height=1000,
                     elem_id="rl-s-table",
                 )
+                # named from the registry, so a new format needs no change here
+                kinds = [f.label for f in formats.formats()]
                 gr.Markdown(
-                    "**Add a rulebook**: a PDF, Word (.docx), LibreOffice (.odt), Markdown, HTML "
-                    "or UTF-8 text file. It is checked, copied into your library and indexed "
-                    "with the rest."
+                    f"**Add a rulebook**: a {', '.join(kinds[:-1])} or {kinds[-1]} file. It is "
+                    "checked, copied into your library and indexed with the rest."
                 )
                 with gr.Row():
+                    main_extensions = ", ".join(f.extensions[0] for f in formats.formats())
                     s_file = gr.File(
-                        label="Rulebook: one file, or its chapters (.pdf, .docx, .odt, .md, .html, .txt)",
+                        label=f"Rulebook: one file, or its chapters ({main_extensions})",
                         file_types=formats.extensions(),
                         file_count="multiple",
                         type="filepath",
