@@ -178,10 +178,9 @@ def _heading_for(masked: str, m: re.Match[str], floor: int) -> _Heading:
             else:
                 # "[] 24.21": the keyword title was lost in extraction. The
                 # empty brackets end neither rule: they are left out (and
-                # reported), so no quote of either reads "[] 24.21 ...".
-                lost = masked.find("]", start) + 1
-                lost += len(masked[lost : m.start()]) - len(masked[lost : m.start()].lstrip())
-                lost_title = (start, lost)
+                # reported), so no quote of either reads "[] 24.21 ...". (The
+                # match runs from the brackets to the number: spaces only between.)
+                lost_title = (start, m.start())
     # "10.02Shoot\n": a short title on the rest of the heading line
     line_end = masked.find("\n", m.end())
     line_end = len(masked) if line_end < 0 else line_end

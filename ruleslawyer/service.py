@@ -53,11 +53,7 @@ def number_ranges(rule_ids: Sequence[str]) -> str:
     """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly, each
     spelled as the book prints it ("1.1-1.3, 1.2.1", never "1.01")."""
     keyed = sorted(
-        {
-            (tuple(int(p) for p in r.split(".")), r)
-            for r in rule_ids
-            if re.fullmatch(r"\d+(?:\.\d+)+", r)
-        },
+        {(_numeric(r), r) for r in rule_ids if re.fullmatch(r"\d+(?:\.\d+)+", r)},
         key=lambda k: (len(k[0]), k),  # rules, then sub-rules: "1.1-1.3, 1.2.1"
     )
 

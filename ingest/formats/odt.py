@@ -74,6 +74,8 @@ _INDEXES = (
     "bibliography",
 )
 _NUMBER_FORMATS = {"1", "a", "A", "i", "I"}
+# A numbering's levels: level -> (format, prefix, suffix, levels shown, start value)
+Levels = dict[int, tuple[str, str, str, int, int]]
 
 
 def sniff(head: bytes) -> bool:
@@ -110,30 +112,16 @@ def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
     if not data.startswith(_ZIP) and sniff(data[:4096]):
         data = _package(data)
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            parts = set(z.namelist())
-            if "content.xml" not in parts:
-                raise RulebookError(f"{name}: not an OpenDocument text (no content.xml)")
-            manifest = z.read("META-INF/manifest.xml") if "META-INF/manifest.xml" in parts else b""
-            if b"encryption-data" in manifest:  # its parts are encrypted
-                raise RulebookError(
-                    f"{name}: the document is password-protected; save it without a password"
-                )
-            unpacked = sum(info.file_size for info in z.infolist())
-            if unpacked > MAX_UNPACKED_MB * 1024 * 1024:
-                raise RulebookError(
-                    f"{name}: unpacks to {unpacked // (1024 * 1024)} MB; a document may "
-                    f"unpack to at most {MAX_UNPACKED_MB} MB (split it, or save it as PDF)"
-                )
         doc = _load(data, name)
         left_out = _drop_indexes(doc, TEXTNS)
         tidied, title_line = _tidy(doc, TEXTNS)
         left_out.update(tidied)
         _typeset_headings(doc, TEXTNS)
-        _number_headings(doc, TEXTNS)
+        lists = _list_styles(doc)
+        _number_headings(doc, TEXTNS, lists)
         # What ODF2XHTML.load() does after parsing the file itself, on the
         # document as edited above (odfpy 1.4 has had no release since 2020).
-        converter = _converter(_list_formats(doc))
+        converter = _converter(lists)
         converter.lines = []
         converter._wfunc = converter._wlines
         converter.document = doc
@@ -156,7 +144,8 @@ _NEWLINE_XMLNS = re.compile(rb"[\t\r\n]+(xmlns:)")
 
 
 def _load(data: bytes, name: str) -> Any:
-    """The document, parsed by odfpy.
+    """The document, parsed by odfpy, once the package is seen to be a whole,
+    readable OpenDocument text (not encrypted, not a zip bomb).
 
     odfpy adds the namespaces a part "lacks" by looking for " xmlns:style"
     with a space before it: declarations each on its own line (pandoc's
@@ -169,6 +158,20 @@ def _load(data: bytes, name: str) -> Any:
 
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        parts = set(src.namelist())
+        if "content.xml" not in parts:
+            raise RulebookError(f"{name}: not an OpenDocument text (no content.xml)")
+        manifest = src.read("META-INF/manifest.xml") if "META-INF/manifest.xml" in parts else b""
+        if b"encryption-data" in manifest:  # its parts are encrypted
+            raise RulebookError(
+                f"{name}: the document is password-protected; save it without a password"
+            )
+        unpacked = sum(info.file_size for info in src.infolist())
+        if unpacked > MAX_UNPACKED_MB * 1024 * 1024:
+            raise RulebookError(
+                f"{name}: unpacks to {unpacked // (1024 * 1024)} MB; a document may "
+                f"unpack to at most {MAX_UNPACKED_MB} MB (split it, or save it as PDF)"
+            )
         for info in src.infolist():
             part = src.read(info)
             if info.filename in _XML_PARTS:
@@ -204,32 +207,30 @@ def _failed_part(printed: str) -> str:
     return "content" if "office:document-content" in printed else "other"
 
 
-def _list_formats(doc: Any) -> dict[str, dict[int, str]]:
-    """List style -> level -> its number format ("1", "a", "I", ...)."""
+def _list_styles(doc: Any) -> dict[str, Levels]:
+    """Numbered list style -> its levels (what headings in lists are numbered
+    by, and what the converter writes as each ``<ol>``'s type)."""
     from odf.namespaces import STYLENS, TEXTNS
 
-    out: dict[str, dict[int, str]] = {}
-    for root in (doc.styles, doc.automaticstyles):
-        for node in _elements(root, TEXTNS, "list-style"):
-            levels = _level_styles(node, "list-level-style-number")
-            out[node.attributes.get((STYLENS, "name"), "") or ""] = {
-                k: v[0] for k, v in levels.items()
-            }
-    return out
+    return {
+        node.attributes.get((STYLENS, "name"), "") or "": _level_styles(
+            node, "list-level-style-number"
+        )
+        for root in (doc.styles, doc.automaticstyles)
+        for node in _elements(root, TEXTNS, "list-style")
+    }
 
 
-def _converter(list_formats: dict[str, dict[int, str]] | None = None) -> Any:
+def _converter(lists: dict[str, Levels]) -> Any:
     """odfpy's converter, mended where it misread Writer's documents: numbered
-    lists carry their format and numbers (``list_formats``, from the list
-    styles); a ``text:s`` space stays where it stands; footnotes are linked as
-    the HTML reader places them, each mark and its note to each other as a
-    word processor's export does (odfpy linked only the mark to the note, so
+    lists carry their format and numbers (``lists``, the list styles); a
+    ``text:s`` space stays where it stands; footnotes are linked as the HTML
+    reader places them, each mark and its note to each other as a word
+    processor's export does (odfpy linked only the mark to the note, so
     every note stayed in the last rule, and wrote the mark as a number, which
     its own join refuses)."""
     from odf.namespaces import TEXTNS
     from odf.odf2xhtml import ODF2XHTML
-
-    formats = list_formats or {}
 
     class Converter(ODF2XHTML):
         def s_text_list(self, tag: Any, attrs: Any) -> None:
@@ -241,7 +242,7 @@ def _converter(list_formats: dict[str, dict[int, str]] | None = None) -> Any:
             )
             level = self.tagstack.count_tags(tag) + 1
             tag_name = self.listtypes.get(f"{str(name).replace('.', '_')}_{level}", "ul")
-            fmt = formats.get(str(name), {}).get(level, "1")
+            fmt = lists.get(str(name), {}).get(level, ("1",))[0]
             self.opentag(tag_name, {"type": fmt} if tag_name == "ol" else {})
             self.purgedata()
 
@@ -362,14 +363,7 @@ def _tidy(doc: Any, textns: str) -> tuple[dict[str, int], str]:
                 drop(node, "hidden text")
     for box in _elements(doc.text, DRAWNS, "text-box"):
         for h in _elements(box, textns, "h"):
-            paragraph = P()
-            for child in list(h.childNodes):
-                # odfpy's removeChild refuses text nodes (its caches hold elements)
-                h.childNodes.remove(child)
-                child.parentNode = None
-                paragraph.appendChild(child)
-            h.parentNode.insertBefore(paragraph, h)
-            h.parentNode.removeChild(h)
+            _replace(h, P())
     for h in _elements(doc.text, textns, "h"):
         after = h.nextSibling
         for note in _elements(h, textns, "note"):
@@ -403,16 +397,9 @@ def _tidy(doc: Any, textns: str) -> tuple[dict[str, int], str]:
         ),
         None,
     )
-    names = {
-        st.attributes.get((STYLENS, "name"), ""): st.attributes.get(
-            (STYLENS, "parent-style-name"), ""
-        )
-        for root in (doc.styles, doc.automaticstyles)
-        for st in _elements(root, STYLENS, "style")
-    }
     if first is not None and first.qname == (textns, "p"):
         style = first.attributes.get((textns, "style-name"), "") or ""
-        if "Title" in (style, names.get(style, "")):
+        if "Title" in (style, _paragraph_styles(doc).get(style, ("", None))[0]):
             title = " ".join(_text_of(first).split())
             first.parentNode.removeChild(first)
     return gone, title
@@ -547,18 +534,8 @@ def _typeset_headings(doc: Any, textns: str) -> bool:
     ranks = sorted({(size, bold) for _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
     level = {look: min(n + 1, 6) for n, look in enumerate(ranks)}
     for p, size, bold in heads:
-        h = H(outlinelevel=level[(size, bold)])
-        for child in list(p.childNodes):
-            p.childNodes.remove(child)  # odfpy's removeChild refuses text nodes
-            child.parentNode = None
-            h.appendChild(child)
-        p.parentNode.insertBefore(h, p)
-        p.parentNode.removeChild(p)
+        _replace(p, H(outlinelevel=level[(size, bold)]))
     return True
-
-
-# level -> (format, prefix, suffix, levels shown, start value)
-Levels = dict[int, tuple[str, str, str, int, int]]
 
 
 def _level_styles(node: Any, local: str) -> Levels:
@@ -651,7 +628,7 @@ def _numbering_off(style: str, styles: dict[str, tuple[str, str | None]]) -> boo
     return False
 
 
-def _number_headings(doc: Any, textns: str) -> None:
+def _number_headings(doc: Any, textns: str, lists: dict[str, Levels]) -> None:
     """Write each numbered heading's number into its text ("1.2 ").
 
     Writer numbers headings one of two ways. Its own (Tools > Heading
@@ -665,16 +642,10 @@ def _number_headings(doc: Any, textns: str) -> None:
     heading is taken out of its list, number written in: read inside the
     list it was a list item, not a heading.
     """
-    from odf.namespaces import STYLENS
-
-    lists: dict[str, Levels] = {}
     outline: Levels = {}
     for root in (doc.styles, doc.automaticstyles):
         for node in _elements(root, textns, "outline-style"):
             outline.update(_level_styles(node, "outline-level-style"))
-        for node in _elements(root, textns, "list-style"):
-            name = node.attributes.get((STYLENS, "name"), "") or ""
-            lists[name] = _level_styles(node, "list-level-style-number")
     in_lists = _number_listed_headings(doc, textns, lists)
     paragraph_styles = _paragraph_styles(doc)
     counter = _Counter(outline)
@@ -769,6 +740,18 @@ def _inside(node: Any, ns: str, local: str) -> bool:
             return True
         up = up.parentNode
     return False
+
+
+def _replace(old: Any, new: Any) -> None:
+    """Put ``new`` where ``old`` stands, holding ``old``'s children (a heading
+    made a paragraph, or the other way round)."""
+    for child in list(old.childNodes):
+        # odfpy's removeChild refuses text nodes (its caches hold elements)
+        old.childNodes.remove(child)
+        child.parentNode = None
+        new.appendChild(child)
+    old.parentNode.insertBefore(new, old)
+    old.parentNode.removeChild(old)
 
 
 def _prepend(h: Any, label: str) -> None:
