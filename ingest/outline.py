@@ -12,9 +12,10 @@ of them agree on what a rule is:
   children's breadcrumb (``parent``: "Infantry > Combat");
 - a printed dotted number ("3.2 Charge", "10.05") is the rule ID, because
   that is what players cite; a bare chapter number ("3 Infantry") is taken
-  off the title but is no ID (it collides across books and says little),
-  unless it is part of the title (``numbers_in_titles``): "2 Player Game"
-  and "3 Player Game" keep their numbers;
+  off the title but is no ID (it collides across books and says little):
+  it is kept beside the ID (``RuleUnit.number``) for "rule 3" and "rules
+  show 3", unless it is part of the title (``numbers_in_titles``): "2
+  Player Game" and "3 Player Game" keep their numbers;
 - every other heading's ID is the slug of its heading path
   ("infantry/combat/line-of-sight"): stable across re-ingests and across
   formats of the same book, and unique within the book;
@@ -69,14 +70,21 @@ def split_number(heading: str, titled: Collection[str] = ()) -> tuple[str, str]:
     """("3.2", "Charge") for "3.2 Charge"; ("", "Infantry") for "3 Infantry";
     ("", "2 Player Game") when the heading is in ``titled``, the headings whose
     number is part of their title (``numbers_in_titles``)."""
+    number, _, title = split_heading(heading, titled)
+    return number, title
+
+
+def split_heading(heading: str, titled: Collection[str] = ()) -> tuple[str, str, str]:
+    """``split_number`` with the bare number it took off: ("", "3", "Infantry")
+    for "3 Infantry" and "Chapter 3: Infantry"; ("3.2", "", "Charge")."""
     text = " ".join(heading.split())
     m = _DOTTED.match(text)
     if m and text[m.end() :].strip():
-        return m.group(1), text[m.end() :].strip()
+        return m.group(1), "", text[m.end() :].strip()
     m = _BARE.match(text)
     if m and text[m.end() :].strip() and text not in titled:
-        return "", text[m.end() :].strip()
-    return "", text
+        return "", m.group(1), text[m.end() :].strip()
+    return "", "", text
 
 
 def numbers_in_titles(headings: Iterable[str]) -> set[str]:
@@ -110,6 +118,7 @@ class _Section:
     path: tuple[str, ...]  # titles from the top heading down to this one
     page: int | None
     body: list[tuple[int, int, int | None]] = field(default_factory=list)  # spans, page
+    bare: str = ""  # the bare number taken off the title ("3" of "3. Infantry")
 
 
 def build_units(
@@ -156,13 +165,13 @@ def build_units(
         start, end = pos, pos + len(block.text)
         pos = end + 1
         if block.level > 0:
-            number, title = split_number(block.text, titled)
+            number, bare, title = split_heading(block.text, titled)
             if not title:
                 continue
             while stack and stack[-1].level >= block.level:
                 stack.pop()
             path = (*(s.title for s in stack), title)
-            current = _Section(block.level, title, number, path, block.page)
+            current = _Section(block.level, title, number, path, block.page, bare=bare)
             stack.append(current)
             sections.append(current)
         elif block.text.strip():
@@ -196,6 +205,7 @@ def build_units(
                 kind="rule",
                 title_source="manifest" if rule_id in fixes else "heading",
                 page=section.page if section.page is not None else section.body[0][2],
+                number=section.bare,
             ),
         )
         if unit:

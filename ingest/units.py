@@ -124,6 +124,7 @@ def build_unit(
     title_source: str = "printed",
     furniture: list[tuple[int, int, str]] | None = None,
     page: int | None = None,
+    number: str = "",
 ) -> RuleUnit | None:
     """A unit from ``text[span]``; None when nothing but whitespace is left."""
     start, end = trim_span(text, *span)
@@ -142,6 +143,7 @@ def build_unit(
         title_source=title_source if title else "",
         kind=kind,
         search_text=search_view(body),
+        number=number,
     )
 
 

@@ -28,6 +28,10 @@ from ruleslawyer.records import RuleUnit
 # index carries count, so "2.5 inches" in a question is a lookup only in a book
 # that has a rule 2.5.
 RULE_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)(?![\d])")
+# A bare number the question names as a rule or chapter ("rule 2", "chapter 3",
+# "§ 4"): a heading's number that is no rule ID (``RuleUnit.number``). Alone,
+# "2" is as likely inches or dice.
+NAMED_BARE_NUMBER = re.compile(r"(?i)(?:\b(?:rule|section|chapter)\s*|§\s*)(\d{1,3})\b(?![.,]\d)")
 
 
 def name_key(name: str) -> str:
@@ -49,11 +53,14 @@ class ExactMatch:
 class ExactIndex:
     def __init__(self, units: Sequence[RuleUnit]) -> None:
         self.by_number: dict[str, list[int]] = {}
+        self.by_bare_number: dict[str, list[int]] = {}
         self.bracketed: set[str] = set()
         names: dict[str, set[int]] = {}
         for i, u in enumerate(units):
             if RULE_NUMBER.fullmatch(u.rule_id):
                 self.by_number.setdefault(u.rule_id, []).append(i)
+            if u.number:
+                self.by_bare_number.setdefault(u.number, []).append(i)
             for name in {u.rule_id, u.title}:
                 if (
                     not name
@@ -86,8 +93,10 @@ class ExactIndex:
     def match(self, question: str) -> list[ExactMatch]:
         out: list[ExactMatch] = []
         seen: set[int] = set()
-        for num in RULE_NUMBER.findall(question):
-            for i in self.by_number.get(num, []):
+        numbers = [(n, self.by_number) for n in RULE_NUMBER.findall(question)]
+        numbers += [(n, self.by_bare_number) for n in NAMED_BARE_NUMBER.findall(question)]
+        for num, table in numbers:
+            for i in table.get(num, []):
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))
                     seen.add(i)

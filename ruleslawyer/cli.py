@@ -284,7 +284,7 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
         return
     for u in units:
         flag = " *" if u.title_inferred and u.title_source != "first-words" else ""
-        click.echo(f"{u.game:10s} {u.rule_id:38s} {u.title}{flag}")
+        click.echo(f"{u.game:10s} {u.rule_id:38s} {_numbered_title(u)}{flag}")
     click.echo(f"{len(units)} rules (* title recovered at ingest)")
 
 
@@ -296,7 +296,8 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
 def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> None:
     """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
 
-    A chapter number the book prints no rule for (24) prints the rules numbered under it.
+    A chapter number (24, or the 2 of a heading "2. Morale") prints that chapter's
+    heading and the rules numbered under it.
     """
     units = ctx.service().find_rules(rule_id, game)
     if as_json:
@@ -307,8 +308,13 @@ def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> N
         click.echo(_format_unit(u))
 
 
+def _numbered_title(u: RuleUnit) -> str:
+    """The title as printed: "2 Morale" for a heading numbered "2." whose ID is a slug."""
+    return f"{u.number} {u.title}" if u.number and u.title else u.title
+
+
 def _format_unit(u: RuleUnit) -> str:
-    title = f" {u.title}" if u.title else ""
+    title = f" {_numbered_title(u)}" if u.title else ""
     note = (
         f"  (title {_title_note(u)})"
         if u.title_inferred and u.title_source != "first-words"

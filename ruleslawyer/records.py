@@ -170,6 +170,10 @@ class RuleUnit:
     merged: int = 0  # identical copies of this unit dropped at ingest
     kind: str = "rule"  # rule | ability | ruling | faq | appendix | example | section
     search_text: str = ""
+    # The bare number printed before a heading's title when it is no rule ID
+    # ("2" of "2. Morale", whose ID is the slug ".../morale"): players still
+    # say "rule 2" and "chapter 2", so lookups and the chip use it.
+    number: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -182,7 +186,8 @@ class RuleUnit:
         if not self.title or self.title_source == "first-words":
             return f"{self.game} {self.rule_id}"
         if self.title.lower().startswith(self.rule_id.lower()) or self.slug_id:
-            return f"{self.game} {self.title}"
+            number = f" {self.number}" if self.number else ""
+            return f"{self.game}{number} {self.title}"
         return f"{self.game} {self.rule_id} {self.title}"
 
     def page_of(self, quote: str = "") -> int | None:
@@ -209,6 +214,7 @@ class RuleUnit:
             "refs": list(self.refs),
             "merged": self.merged,
             "kind": self.kind,
+            **({"number": self.number} if self.number else {}),
         }
 
     def to_record(self) -> dict[str, Any]:
@@ -239,6 +245,7 @@ class RuleUnit:
             merged=int(d.get("merged", 0)),
             kind=str(d.get("kind", "rule")),
             search_text=str(d.get("search_text", "")),
+            number=str(d.get("number", "")),
         )
 
 
@@ -307,6 +314,7 @@ class Citation:
             "text": self.unit.text,
             "source": self.unit.source.to_dict(),
             "page": self.unit.page_of(self.quote),  # the quote's own page (None: no pages)
+            **({"number": self.unit.number} if self.unit.number else {}),
         }
 
 

@@ -53,8 +53,8 @@ def number_ranges(rule_ids: Sequence[str]) -> str:
     """'10.01-10.07, 16.01, 24.01-24.38': the numbered rules present, compactly, each
     spelled as the book prints it ("1.1-1.3, 1.2.1", never "1.01")."""
     keyed = sorted(
-        {(_numeric(r), r) for r in rule_ids if re.fullmatch(r"\d+(?:\.\d+)+", r)},
-        key=lambda k: (len(k[0]), k),  # rules, then sub-rules: "1.1-1.3, 1.2.1"
+        {(_numeric(r), r) for r in rule_ids if re.fullmatch(r"\d+(?:\.\d+)*", r)},
+        key=lambda k: (len(k[0]), k),  # chapters, rules, then sub-rules: "1-2, 1.1-1.3, 1.2.1"
     )
 
     def follows(a: tuple[tuple[int, ...], str], b: tuple[tuple[int, ...], str]) -> bool:
@@ -64,7 +64,7 @@ def number_ranges(rule_ids: Sequence[str]) -> str:
             len(x) == len(y)
             and x[:-1] == y[:-1]
             and y[-1] == x[-1] + 1
-            and len(xs.rsplit(".", 1)[1]) == len(ys.rsplit(".", 1)[1])
+            and len(xs.rsplit(".", 1)[-1]) == len(ys.rsplit(".", 1)[-1])
         )
 
     parts: list[str] = []
@@ -392,8 +392,10 @@ class RulesService:
             ]
         if not hits and re.fullmatch(r"\d+(?:\.\d+)*", key):
             # A bare chapter number ("24", "1.2" where only 1.2.1... are printed):
-            # the rules numbered under it, in book order.
-            hits = sorted(
+            # the heading printed with it ("2. Morale"), then the rules numbered
+            # under it, in book order.
+            hits = [u for u in units if u.number == key]
+            hits += sorted(
                 (u for u in units if u.rule_id.startswith(key + ".")),
                 key=lambda u: _numeric(u.rule_id),
             )
@@ -404,7 +406,8 @@ class RulesService:
         if close:
             hint = f"; did you mean {', '.join(close)}?"
         elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):
-            hint = f"; numbered rules here: {number_ranges([u.rule_id for u in units])}"
+            numbers = [u.rule_id for u in units] + [u.number for u in units if u.number]
+            hint = f"; numbered rules here: {number_ranges(numbers)}"
         else:
             hint = ""
         where = f" in {self.game(game)}" if game else ""

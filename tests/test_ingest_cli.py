@@ -198,6 +198,8 @@ def test_show_a_bare_chapter_number_prints_its_rules_in_book_order(
         (["4.1", "4.2", "6.1"], "4.1-4.2, 6.1"),
         (["9.9", "10.09", "10.10", "10.11"], "9.9, 10.09-10.11"),
         (["intro"], "none"),
+        # a chapter printed "2. Morale" (its ID a slug) beside the rules under it
+        (["1", "2", "2.1", "2.2", "morale"], "1-2, 2.1-2.2"),
     ],
 )
 def test_the_numbered_rules_hint_names_only_rules_that_exist(ids: list[str], shown: str) -> None:

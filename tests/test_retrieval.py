@@ -171,6 +171,31 @@ def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) 
     assert service.search("a unit walks 2.5 inches", game="club").hits[0].unit.rule_id != "2.5"
 
 
+def test_a_chapter_number_named_as_one_finds_its_heading(fake_settings, tmp_path) -> None:
+    """ "2. Morale" has a slug ID, but "rule 2" and "chapter 2" find it, first and
+    relevant; a bare "2" (inches, dice) is no lookup."""
+    from ruleslawyer.service import RulesService
+
+    book = tmp_path / "club.md"
+    book.write_text(
+        "# Club Rules\n\n## 1. Setup\n\nEach player deploys three units.\n\n"
+        "## 2. Morale\n\nA unit that loses half its models tests its nerve.\n\n"
+        "### 2.1 Rallying\n\nA broken unit rallies on a 4+.\n",
+        encoding="utf-8",
+    )
+    service = RulesService(fake_settings)
+    service.ingest([book], game="club")
+    for question in ("what does rule 2 say", "chapter 2?", "explain §2"):
+        result = service.search(question, game="club")
+        top = result.hits[0].unit
+        assert (top.rule_id, top.number, result.relevance) == ("club-rules/morale", "2", 1.0)
+        assert top.label == "club 2 Morale"
+    hits = service.search("does a unit move 2 inches when it rallies", game="club").hits
+    assert not any(m == "exact" for h in hits if h.unit.number == "2" for m in h.why)
+    assert [u.rule_id for u in service.find_rules("2", "club")] == ["club-rules/morale", "2.1"]
+    assert [u.rule_id for u in service.find_rules("1", "club")] == ["club-rules/setup"]
+
+
 def test_a_single_game_index_contrasts_with_the_fitted_background(tmp_path) -> None:
     """With no other game loaded, relevance compares against the background fitted
     on the fit split, not against nothing (which made every question look covered)."""
