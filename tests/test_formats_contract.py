@@ -709,10 +709,13 @@ def test_opendocument_headings_made_by_hand_are_read_by_their_type() -> None:
     from odf.style import Style, TextProperties
     from odf.text import H, P, Span
 
-    def build(doc: object, *, with_heading: bool = False) -> None:
+    def build(doc: object, *, with_heading: bool = False, with_title: bool = False) -> None:
         auto = doc.automaticstyles  # type: ignore[attr-defined]
         big = Style(name="Big", family="paragraph")
         big.addElement(TextProperties(fontsize="150%", fontweight="bold"))
+        huge = Style(name="Huge", family="paragraph")
+        huge.addElement(TextProperties(fontsize="200%", fontweight="bold"))
+        auto.addElement(huge)
         strong = Style(name="Strong", family="text")
         strong.addElement(TextProperties(fontweight="bold"))
         auto.addElement(big)
@@ -720,6 +723,9 @@ def test_opendocument_headings_made_by_hand_are_read_by_their_type() -> None:
         body = doc.text  # type: ignore[attr-defined]
         if with_heading:
             body.addElement(H(outlinelevel=1, text="Rules"))
+        if with_title:
+            body.addElement(P(stylename="Huge", text="Gloom House Rules"))
+            body.addElement(P(text="Our club's rules for the winter campaign."))
         body.addElement(P(stylename="Big", text="Movement"))
         body.addElement(P(text="A model moves 6 inches."))
         charge = P()
@@ -749,6 +755,15 @@ def test_opendocument_headings_made_by_hand_are_read_by_their_type() -> None:
     ]
     styled = parse_file("h.odt", odt_document(lambda d: build(d, with_heading=True)), game="x")
     assert [u.rule_id for u in styled.units] == ["rules"]
+    # the largest line, used once and first, is the book's title, as in a Word file
+    titled = parse_file("t.odt", odt_document(lambda d: build(d, with_title=True)), game="x")
+    assert [(u.rule_id, u.title) for u in titled.units] == [
+        ("gloom-house-rules", "Gloom House Rules"),
+        ("movement", "Movement"),
+        ("movement/charging", "Charging"),
+        ("shooting", "Shooting"),
+    ]
+    assert titled.units[0].text.endswith("Our club's rules for the winter campaign.")
     writer = _odt_units("writer-hand-made-headings.odt")  # Writer's save of a Word file
     assert [(u.rule_id, u.text) for u in writer.units] == [
         ("setup", "SETUP text under bold heading."),

@@ -44,6 +44,7 @@ from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
+from ruleslawyer.ingest.typeset import HEADING_WORDS, Line, typeset_headings
 from ruleslawyer.ingest.units import ParseResult
 
 _ZIP = b"PK\x03\x04"
@@ -61,8 +62,6 @@ MAX_LIST_START = 32767  # Word's largest start value for a list level
 # Word's built-in styles of a table of contents' entries: "toc 1" to "toc 9"
 _TOC_STYLE = re.compile(r"^toc [1-9]$", re.I)
 _WORD_HEADINGS = frozenset(f"Heading{n}" for n in range(1, 7))
-HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
-HEADING_WORDS = 12
 
 
 def sniff(head: bytes) -> bool:
@@ -298,22 +297,21 @@ def _words(p: Any) -> bool:
 
 
 def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[bool, str]:
-    """Give the document's hand-made headings heading styles (``_TYPED`` 1-6);
-    whether it did, and the title line's text. Not when the document uses
-    heading styles already, or has fewer than two hand-made headings."""
+    """Give the document's hand-made headings heading styles (``_TYPED`` 1-6), as
+    ``ingest.typeset`` chooses them; whether it did, and the title line's text.
+    Not when the document uses heading styles already."""
     from lxml import etree
 
     body = root.find(f"{_W}body")
     if body is None:
         return False, ""
-    paragraphs = body.findall(f"{_W}p")  # not those in tables or text boxes
     styled = styled | _WORD_HEADINGS
     if any(_style_of(p) in styled for p in root.iter(f"{_W}p")):
         return False, ""
     chars: Counter[float] = Counter()
     bold_chars = 0
-    looks: list[tuple[Any, str, float, bool]] = []  # (paragraph, text, size, all bold)
-    for p in paragraphs:
+    lines: list[Line] = []
+    for p in body.findall(f"{_W}p"):  # not those in tables or text boxes
         runs = [(r, "".join(t.text or "" for t in r.iter(f"{_W}t"))) for r in p.iter(f"{_W}r")]
         runs = [(r, t) for r, t in runs if t.strip()]
         if not runs:
@@ -323,35 +321,19 @@ def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[boo
         for (_, t), (size, bold) in zip(runs, seen, strict=True):
             chars[size] += len(t)
             bold_chars += len(t) if bold else 0
-        text = " ".join("".join(t for _, t in runs).split())
-        looks.append((p, text, max(size for size, _ in seen), all(bold for _, bold in seen)))
-    if not chars:
-        return False, ""
-    body_size = chars.most_common(1)[0][0]
-    # in a book set mostly in bold, bold marks nothing
-    bold_marks = bold_chars < 0.5 * sum(chars.values())
-    heads = [
-        (p, text, size, bold)
-        for n, (p, text, size, bold) in enumerate(looks)
-        if n + 1 < len(looks)  # a heading has text after it
-        and 1 <= len(text.split()) <= HEADING_WORDS
-        and any(c.isalpha() for c in text)
-        and not text.endswith((".", ",", ";", ":"))
-        # a list item, numbered or bulleted by itself or by its style
-        and p.find(f"{_W}pPr/{_W}numPr") is None
-        and styles.number_of(_style_of(p)) is None
-        and (size >= body_size * HEADING_SIZE_RATIO or (bold and bold_marks and size >= body_size))
-    ]
-    title = ""
-    if heads and looks and heads[0][0] is looks[0][0]:
-        top = max(size for _, _, size, _ in heads)
-        if heads[0][2] == top and sum(1 for h in heads if h[2] == top) == 1:
-            title = heads.pop(0)[1]  # the title line stays text before the first heading
-    if len(heads) < 2:
-        return False, ""
-    ranks = sorted({(size, bold) for _, _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
-    level = {style: min(n + 1, 6) for n, style in enumerate(ranks)}
-    for p, _, size, bold in heads:
+        lines.append(
+            Line(
+                p,
+                " ".join("".join(t for _, t in runs).split()),
+                max(size for size, _ in seen),
+                all(bold for _, bold in seen),
+                # a list item, numbered or bulleted by itself or by its style
+                listed=p.find(f"{_W}pPr/{_W}numPr") is not None
+                or styles.number_of(sid) is not None,
+            )
+        )
+    found = typeset_headings(lines, chars, bold_chars)
+    for p, level in found.headings:
         props = p.find(f"{_W}pPr")
         if props is None:
             props = etree.SubElement(p, f"{_W}pPr")
@@ -359,9 +341,9 @@ def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[boo
         for old in props.findall(f"{_W}pStyle"):
             props.remove(old)
         style = etree.Element(f"{_W}pStyle")
-        style.set(f"{_W}val", f"{_TYPED}{level[(size, bold)]}")
+        style.set(f"{_W}val", f"{_TYPED}{level}")
         props.insert(0, style)
-    return True, title
+    return bool(found.headings), found.title
 
 
 def _style_of(p: Any) -> str:

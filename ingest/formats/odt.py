@@ -30,7 +30,7 @@ converted, so that what is read is what Writer shows:
 
 - A document with no heading at all, its headings made by hand (bold or
   larger type), has them read by their type, as the Word reader does
-  (``_typeset_headings``).
+  (``ingest.typeset``): the largest line, used once and first, is the title.
 
 - Numbered lists count as Writer counts them (continued lists, start
   values) in their own format (a, i, I), written as the ``<ol>``'s type and
@@ -116,7 +116,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
         left_out = _drop_indexes(doc, TEXTNS)
         tidied, title_line = _tidy(doc, TEXTNS)
         left_out.update(tidied)
-        _typeset_headings(doc, TEXTNS)
+        typed_title = _typeset_headings(doc, TEXTNS)
         lists = _list_styles(doc)
         _number_headings(doc, TEXTNS, lists)
         # What ODF2XHTML.load() does after parsing the file itself, on the
@@ -127,7 +127,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, dict[str, int]]:
         converter.document = doc
         converter._walknode(doc.topnode)
         page = converter.xhtml()
-        title = _title(doc) or title_line
+        title = _title(doc) or title_line or typed_title
     except RulebookError:
         raise
     except Exception as e:  # zip, XML or odfpy errors: a damaged or foreign file
@@ -483,20 +483,18 @@ def _pieces(node: Any, looks: _Looks, base: tuple[float, bool], textns: str) -> 
     return out
 
 
-def _typeset_headings(doc: Any, textns: str) -> bool:
-    """Make the document's hand-made headings headings (``text:h``), as the
-    Word reader does with a Word file's (``docx._typeset_headings``, whose
-    thresholds these are): a short line, not ending as a sentence does, all
-    in bold (where bold is not most of the text) or set larger than the text,
-    with text after it; ranked by size, then weight. Not when the document
-    has a heading already, or fewer than two of these. Whether it did."""
+def _typeset_headings(doc: Any, textns: str) -> str:
+    """Make the document's hand-made headings headings (``text:h``), as
+    ``ingest.typeset`` chooses them, the same as for a Word file; the title
+    line's text ("" when none). Not when the document has a heading already."""
     from odf.text import H
 
-    from ruleslawyer.ingest.formats.docx import HEADING_SIZE_RATIO, HEADING_WORDS
+    from ruleslawyer.ingest.typeset import Line, typeset_headings
 
     if _elements(doc.text, textns, "h"):
-        return False
+        return ""
     looks = _Looks(doc)
+    # the text's own paragraphs (and its sections'): not those in lists, tables or frames
     paragraphs = [
         p
         for parent in [doc.text, *_elements(doc.text, textns, "section")]
@@ -505,7 +503,7 @@ def _typeset_headings(doc: Any, textns: str) -> bool:
     ]
     chars: Counter[float] = Counter()
     bold_chars = 0
-    seen: list[tuple[Any, str, float, bool]] = []
+    lines: list[Line] = []
     for p in paragraphs:
         base = looks.paragraph(p.attributes.get((textns, "style-name"), "") or "")
         runs = _pieces(p, looks, base, textns)
@@ -515,27 +513,11 @@ def _typeset_headings(doc: Any, textns: str) -> bool:
             chars[size] += len(text)
             bold_chars += len(text) if bold else 0
         words = " ".join("".join(t for t, _, _ in runs).split())
-        seen.append((p, words, max(r[1] for r in runs), all(r[2] for r in runs)))
-    if not chars:
-        return False
-    body_size = chars.most_common(1)[0][0]
-    bold_marks = bold_chars < 0.5 * sum(chars.values())
-    heads = [
-        (p, size, bold)
-        for n, (p, words, size, bold) in enumerate(seen)
-        if n + 1 < len(seen)
-        and 1 <= len(words.split()) <= HEADING_WORDS
-        and any(c.isalpha() for c in words)
-        and not words.endswith((".", ",", ";", ":"))
-        and (size >= body_size * HEADING_SIZE_RATIO or (bold and bold_marks and size >= body_size))
-    ]
-    if len(heads) < 2:
-        return False
-    ranks = sorted({(size, bold) for _, size, bold in heads}, key=lambda k: (-k[0], not k[1]))
-    level = {look: min(n + 1, 6) for n, look in enumerate(ranks)}
-    for p, size, bold in heads:
-        _replace(p, H(outlinelevel=level[(size, bold)]))
-    return True
+        lines.append(Line(p, words, max(r[1] for r in runs), all(r[2] for r in runs)))
+    found = typeset_headings(lines, chars, bold_chars)
+    for p, level in found.headings:
+        _replace(p, H(outlinelevel=level))
+    return found.title if found.headings else ""
 
 
 def _level_styles(node: Any, local: str) -> Levels:
