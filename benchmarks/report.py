@@ -3,16 +3,17 @@
     python -m benchmarks report [--splits fit,choose,test,cross,cross-html,cross-fresh,
                                           test-fresh,cross-fresh2,long,long-odt,ember,ember-html,
                                           ember-print,ember-fresh,cross-fresh3,
-                                          cross-fresh3-html]
+                                          cross-fresh3-html,cinder,cinder-md,cinder-odt,
+                                          cinder-docx]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
 Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
-*cross*, the fresh sets, *long* in Markdown and ODT, the Ember book in three formats): nothing
-was fitted or chosen on them.
-The CPU model is printed with the latencies.
+*cross*, the fresh sets, *long* in Markdown and ODT, the Ember book in three
+formats, the Cinder Reach book in four): nothing was fitted or chosen on
+them. The CPU model is printed with the latencies.
 """
 
 from __future__ import annotations

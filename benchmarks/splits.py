@@ -67,7 +67,18 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   (only ``ingest`` and ``rules list``/``show`` run, for the rule IDs; no
   other dataset read), spread over the whole book (tables, vehicles, power
   armour, advanced combat and mobility) after *cross-fresh2* had been
-  looked at twice; nothing is fitted or chosen on them.
+  looked at twice; nothing is fitted or chosen on them;
+- cinder, cinder-md, cinder-odt, cinder-docx: "Cinder Reach", a fourth
+  game's rulebook (64 sections, 8 tables) written on 2026-12-06 by a helper
+  session with 36 questions (12 yes, 12 no, 6 open, 6 unanswerable near
+  misses), the questions written from the rules before anything ran, then
+  the book saved as a player's word processor would: Markdown, and by
+  pandoc as ODT (with a running header and page numbers) and DOCX, the
+  ODT exported to PDF by LibreOffice (a fourth PDF producer, after LaTeX,
+  reportlab and Chromium). The PDF reader was mended on this PDF after the
+  session's first run (its header and page numbers inside an inch's
+  margin, tables written cell by cell); nothing is fitted or chosen on the
+  questions.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -126,6 +137,13 @@ CORPORA: dict[str, Corpus] = {
     "ember-pdf": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.pdf",)),
     "ember-html": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember.html",)),
     "ember-print": Corpus("ember", "Ember Lanterns", (EVAL_CORPORA / "ember" / "ember-print.pdf",)),
+    # one book typed once and saved four ways (see the module docstring)
+    **{
+        f"cinder-{ext}": Corpus(
+            "cinder-reach", "Cinder Reach", (EVAL_CORPORA / "cinder-reach" / f"cinder-reach.{ext}",)
+        )
+        for ext in ("pdf", "md", "odt", "docx")
+    },
 }
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
@@ -160,6 +178,10 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "ember-fresh": (("ember-fresh.jsonl", "ember-pdf"),),
     "cross-fresh3": (("skirmishers-fresh3.jsonl", "skirmishers-pdf"),),
     "cross-fresh3-html": (("skirmishers-fresh3.jsonl", "skirmishers-html"),),
+    "cinder": (("cinder-reach.jsonl", "cinder-pdf"),),
+    "cinder-md": (("cinder-reach.jsonl", "cinder-md"),),
+    "cinder-odt": (("cinder-reach.jsonl", "cinder-odt"),),
+    "cinder-docx": (("cinder-reach.jsonl", "cinder-docx"),),
 }
 
 

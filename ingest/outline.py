@@ -87,6 +87,32 @@ def split_heading(heading: str, titled: Collection[str] = ()) -> tuple[str, str,
     return "", "", text
 
 
+def nest_by_number(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with a dotted number's heading put under the heading whose
+    number it extends, where both came out at one level: "2.2.1 The Leader"
+    under "2.2 Building a Warband". For readers that take levels from the
+    type (PDF): a book that sets its second and third levels alike still
+    numbers them apart, and the number is the book's own word on where a
+    rule belongs. A level given deeper than the number says is left alone."""
+    out: list[Block] = []
+    stack: list[tuple[int, str]] = []  # (level, number) of the headings open
+    for block in blocks:
+        if not block.level:
+            out.append(block)
+            continue
+        number = split_number(block.text)[0]
+        level = block.level
+        while stack and stack[-1][0] >= level:
+            above, above_number = stack[-1]
+            if number and above_number and number.startswith(above_number + "."):
+                level = above + 1
+                break
+            stack.pop()
+        stack.append((level, number))
+        out.append(block if level == block.level else replace(block, level=level))
+    return out
+
+
 def numbers_in_titles(headings: Iterable[str]) -> set[str]:
     """The headings whose bare leading number is part of the title, not the
     section's number: "2 Player Game" beside "3 Player Game" (the number

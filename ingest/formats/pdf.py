@@ -18,7 +18,9 @@ PDFium gives every character with its font size, weight and box. From those:
    read left column, then right column; a line across both (a title, a
    full-width table's row) divides the page, the columns above it first.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
-   the page that repeat (digits aside) on many pages (running headers and
+   the page (its outer tenth, or its outermost line a little further in: a
+   word processor sets its header inside an inch's margin) that repeat
+   (digits aside) on many pages (running headers and
    footers; never lines that also repeat down their own page's body, a long
    table's rows), a browser's printed date, title and address (a page
    counter, "2/3", on every page; even a one-page print), bare page
@@ -35,7 +37,13 @@ PDFium gives every character with its font size, weight and box. From those:
    across the middle of the page stays whole, and a cell that wraps, or is
    centred in a tall row, is joined back into its row (``_tables``). A
    rebuilt row is never a heading. A header row printed again at the top of
-   the next page, where a table runs on, is dropped.
+   the next page, where a table runs on, is dropped, and the end of a row
+   broken over the page goes back on its row. A PDF that writes a row's
+   cells one after another (LibreOffice: a cell whole, wrapped lines and
+   all, before the next) has them put back on their line first
+   (``_rejoin_rows``); a list's bullet set a tab from its text is no table;
+   a word too wide for its cell, broken with no hyphen, is one word again
+   where the book writes it so elsewhere.
 5. **Headings** come from the document's own typography: the body size is
    the most common font size; a short line set larger than the body, or set
    entirely in bold at the body's left margin, or opening with a dotted
@@ -50,10 +58,14 @@ PDFium gives every character with its font size, weight and box. From those:
    line, which has no number of its own: one heading. A line that is a
    heading only by its dotted number, right after a line that runs to the
    margin mid-sentence ("..., see rule" / "3.2 Charging. It may not..."),
-   is that sentence's cross-reference, not a section.
+   is that sentence's cross-reference, not a section. A dotted number goes
+   under the number it extends when the two come out at one level ("2.2.1"
+   under "2.2", set alike).
 6. **Paragraphs**: a line that runs to the right margin continues on the
    next line; one that stops short (the end of a paragraph, a list item, a
-   table row) ends its block. Words hyphenated at a line end are joined
+   table row) ends its block, and so does space between lines half a line
+   more than the book's usual (a word processor's paragraph spacing), or
+   text back at the margin after a list item. Words hyphenated at a line end are joined
    (also at a browser's printed soft hyphen, U+2010, which PDFium does not
    mark).
 
@@ -70,6 +82,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import dataclasses
 import itertools
 import math
 import re
@@ -80,7 +93,7 @@ from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.outline import Block, Outline, build_units, split_number
+from ruleslawyer.ingest.outline import Block, Outline, build_units, nest_by_number, split_number
 from ruleslawyer.ingest.units import ParseResult, tidy_title
 
 BOLD_WEIGHT = 600
@@ -95,10 +108,17 @@ BOLD_HEADING_SIZE = 0.95
 SMALL_BOLD_SIZE = 0.8
 SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
+EDGE_ZONE = 0.15  # how far in a page's outermost line may still be its header or footer
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
+_MAX_CELL_LINES = 8  # a table cell's lines a PDF may write before the next cell of its row
 BREAK_GAP = 0.6  # ems: PDFium's line break before a character this close on its baseline is none
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
+# a list item's marker alone: a bullet, "2.", "b)", "(iv)", "iii."
+_MARKER = re.compile(
+    r"[\u2022\u25aa\u25e6\u2023\u2043\u2013\u2014\u00b7*\-]|\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,6})[.)]",
+    re.I,
+)
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
 )
@@ -108,6 +128,7 @@ _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _WORDS = re.compile(r"[^\W\d_]+")
+_WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is one word
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
@@ -135,6 +156,7 @@ class _Line:
     row: bool = False  # a table row rebuilt by ``_tables``: cells joined by " | "
     whole: _Line | None = None  # the head of a line cut at a drop in size: the line uncut
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
+    carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
 
     @property
     def caps(self) -> bool:
@@ -219,8 +241,11 @@ def _page_lines(page: Any, number: int) -> _Page:
         ):
             segments = [chars]
         for k, seg in enumerate(segments):
-            _add_line(seg, hyphen and k == len(segments) - 1)
+            if any(not c[0].isspace() for c in seg):
+                pending.append((seg, hyphen and k == len(segments) - 1))
         chars = []
+
+    pending: list[tuple[list[_Char], bool]] = []  # lines as read, before ``_rejoin_rows``
 
     def _add_line(seg: list[_Char], hyphen: bool) -> None:
         if not any(not c[0].isspace() for c in seg):
@@ -367,7 +392,82 @@ def _page_lines(page: Any, number: int) -> _Page:
         chars.append((ch, size, weight, *box))
     close_line()
     tp.close()
+    for seg, hyphen in _rejoin_rows(pending, width):
+        _add_line(seg, hyphen)
     return result
+
+
+def _rejoin_rows(
+    segments: list[tuple[list[_Char], bool]], width: float
+) -> list[tuple[list[_Char], bool]]:
+    """Put a table row's cells back on one line where the PDF writes it cell by
+    cell. LibreOffice writes each cell whole before the next, so a row whose
+    first cell wraps comes out as "Each shard carried by one of your", "models",
+    then "3": the "3" starts a line of its own after the wrapped cell, though it
+    sits on the first line's baseline. A line is joined to an earlier one when
+    it is on that line's baseline and to the right of it, and the few lines between them (at
+    most ``_MAX_CELL_LINES``) are that cell's own: below it, within its left
+    edge and the joined line's, each under the one before. A page set in two
+    columns rarely qualifies: between a left column's line and the right
+    column's line beside it come the rest of the left column or lines above;
+    but where a column holds only a few lines, or the page is written row by
+    row, they pass for a cell's, so on a page most of whose lines of running
+    text sit in one half or the other (as ``_reading_order`` tells a page set
+    in columns) nothing is joined across the middle.
+    """
+    out = list(segments)
+    mid = width / 2
+    # lines of running text (six words or more): a table's cells are fewer
+    prose = [
+        (min(c[3] for c in s if c[0] != " "), max(c[4] for c in s if c[0] != " "))
+        for s, _ in out
+        if len("".join(c[0] for c in s).split()) >= 6
+    ]
+    left = sum(1 for _, x1 in prose if x1 < mid + width * 0.02)
+    right = sum(1 for x0, _ in prose if x0 > mid - width * 0.02)
+    columns = (
+        left >= 0.25 * len(prose)
+        and right >= 0.25 * len(prose)
+        and len(prose) - left - right <= 0.2 * len(prose)
+    )
+    i = 1
+    while i < len(out):
+        seg, hyphen = out[i]
+        ink = [c for c in seg if c[0] != " "]
+        joined = False
+        for j in range(i - 1, max(-1, i - 2 - _MAX_CELL_LINES), -1):
+            earlier, earlier_hyphen = out[j]
+            mark = [c for c in earlier if c[0] != " "]
+            em = max(ink[0][1], mark[-1][1], 1.0)
+            between = [c for s, _ in out[j + 1 : i] for c in s if c[0] != " "]
+            # A cell's gap; a space's where the lines between are set in from
+            # the earlier line's start, so that it holds the row's first cells
+            # and the cell that wrapped (a word filling its cell leaves less
+            # than a cell's gap before the next column).
+            inset = bool(between) and min(c[3] for c in between) > mark[0][3] + em
+            if (
+                abs(ink[0][7] - mark[-1][7]) <= 0.2 * em
+                and ink[0][3] - mark[-1][4] > (0.3 if inset else CELL_GAP) * em
+                and not earlier_hyphen
+                and not (columns and mark[-1][4] <= mid <= ink[0][3])
+            ):
+                # the cell's own lines, if any: below it (PDF y grows upwards),
+                # within its left edge and the joined line's, each right under
+                # the one before
+                baselines = [mark[-1][7], *(s[-1][7] for s, _ in out[j + 1 : i])]
+                stacked = all(0 < a - b <= 2 * em for a, b in itertools.pairwise(baselines))
+                if stacked and all(
+                    mark[-1][7] - c[7] > 0.5 * em and c[3] >= mark[0][3] - em and c[4] < ink[0][3]
+                    for c in between
+                ):
+                    gap = (" ", 0.0, 0, mark[-1][4], ink[0][3], *ink[0][5:])
+                    out[j] = ([*earlier, gap, *seg], hyphen)
+                    del out[i]
+                    joined = True
+                break
+        if not joined:
+            i += 1
+    return out
 
 
 def _untracked(seg: list[_Char]) -> list[_Char]:
@@ -642,7 +742,7 @@ def _reading_order(page: _Page) -> None:
     page.lines = ordered
 
 
-def _tables(page: _Page) -> None:
+def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
     """Rebuild each table on the page as one line per row, its cells joined by " | ".
 
     PDFium gives a table as lines of text, and four things go wrong with
@@ -683,11 +783,15 @@ def _tables(page: _Page) -> None:
     while i < len(lines):
         rows: list[_Line] = []  # none: running text, or too few rows, not a table
         if lines[i].wide_gaps >= 2:
-            first, end, rows = _table_at(lines, i)
+            first, end, rows = _table_at(lines, i, vocabulary=vocabulary)
             if sum(1 for r in rows if sum(1 for c in r.cells if c[2]) >= 2) < 2:
                 rows = []
-        elif lines[i].wide_gaps == 1 and (run := _aligned_pairs(lines, i)) >= i + 2:
-            first, end, rows = _table_at(lines[:run], i, header=False)
+        elif (
+            lines[i].wide_gaps == 1
+            and not _marker_cell(lines[i])
+            and (run := _aligned_pairs(lines, i)) >= i + 2
+        ):
+            first, end, rows = _table_at(lines[:run], i, header=False, vocabulary=vocabulary)
         if not rows:
             out.append(lines[i])
             i += 1
@@ -707,6 +811,7 @@ def _aligned_pairs(lines: list[_Line], start: int) -> int:
     (h0, _, _), (k0, k1, _) = head.cells
     right = k1
     end = start
+    paired = start  # the end of the run's last two-cell line
     for ln in lines[start:]:
         if ln.page != head.page or ln.column != head.column:
             break
@@ -716,11 +821,61 @@ def _aligned_pairs(lines: list[_Line], start: int) -> int:
             (a0, _, _), (b0, b1, _) = ln.cells
             if abs(a0 - h0) > head.size or min(abs(b0 - k0), abs(b1 - k1)) > head.size:
                 break
+            if _marker_cell(ln):
+                break
+        elif end > start and ln.wide_gaps == 0 and _wrapped_first_cell(ln, lines[end - 1], h0, k0):
+            end += 1  # a row's first cell run on to the next line: the table goes on
+            continue
         elif not (end > start and ln.wide_gaps == 0 and _tight_pair(ln, h0, k0, right)):
             break
         right = max(right, ln.x1)
         end += 1
-    return end
+        paired = end
+    # the first cell of the last row may run on below it, as any row's does
+    while paired < end and _wrapped_first_cell(lines[paired], lines[paired - 1], h0, k0):
+        paired += 1
+    return paired
+
+
+def _broken_word(before: str, after: str, vocabulary: Counter[str] | None) -> bool:
+    """Are ``before`` and ``after``, the end of one line of a cell and the start
+    of the next, one word broken with no hyphen (see ``_table_at``)? The
+    document's ``vocabulary`` counts its words as printed, so a part that is
+    no word of it is there once: its own line's."""
+    if not vocabulary or not before[-1:].isalpha() or not after[:1].islower():
+        return False
+    tail = _WORD_TOKEN.findall(before)
+    head = _WORD_TOKEN.findall(after)
+    if not tail or not head:
+        return False
+    a, b = tail[-1].lower(), head[0].lower()
+    return vocabulary[a + b] > 0 and min(vocabulary[a], vocabulary[b]) <= 1
+
+
+def _marker_cell(ln: _Line) -> bool:
+    """Is the line's first cell only a list item's bullet or number ("•", "2.",
+    "b)")? A word processor sets a list's text a tab after its marker, as far
+    as a table's next cell: that is a list, not a table of two columns."""
+    return bool(ln.cells) and bool(_MARKER.fullmatch(ln.cells[0][2]))
+
+
+def _wrapped_first_cell(ln: _Line, above: _Line, h0: float, k0: float) -> bool:
+    """Is ``ln`` the first cell of the row above run on to a line of its own (a
+    two-column table whose first column wraps: "Each shard carried by one of
+    your" / "models")? It starts where the first column does, ends before the
+    second, sits tight under the line above, and that line's first cell ran
+    so far right that ``ln``'s first word would not have fitted after it."""
+    size = ln.size
+    if not above.cells or not ln.words:
+        return False
+    first_right = above.cells[0][1] if above.wide_gaps else above.x1
+    word = ln.words[0][1] - ln.words[0][0]
+    return (
+        abs(ln.x0 - h0) <= 0.25 * size
+        and ln.x1 < k0 - 0.5 * size
+        and ln.top - above.bottom < 0.5 * size
+        and first_right + 0.3 * size + word > k0 - size
+    )
 
 
 def _tight_pair(ln: _Line, h0: float, k0: float, right: float) -> bool:
@@ -750,14 +905,24 @@ class _Cell:
     right: float  # where its last line ends
     words: list[str]
     lines: list[_Line]
+    hyphen: bool = False  # its last line ends at a line-break hyphen
 
 
 def _table_at(
-    lines: list[_Line], start: int, *, header: bool = True
+    lines: list[_Line],
+    start: int,
+    *,
+    header: bool = True,
+    vocabulary: Counter[str] | None = None,
 ) -> tuple[int, int, list[_Line]]:
     """The table whose first row of cells is ``lines[start]``: its first line
     (the header above, if ``header`` and there is one), the line after it,
-    and its rows (none if the lines are not a table after all)."""
+    and its rows (none if the lines are not a table after all).
+
+    A word too wide for its column is broken where the cell ends, with no
+    hyphen ("Cinderho" / "und"): the two parts are one word again when the
+    document writes them as one elsewhere ("Cinderhound", in ``vocabulary``)
+    and one part is no word of it ("und"); "Improve" / "guard" stay two."""
     head = lines[start]
     size = head.size
     bands, end = _bands(lines, start)
@@ -823,7 +988,7 @@ def _table_at(
             band_of[ln] = n
             for w in ln.words:
                 by_col.setdefault(column_of(w[0], w[1]), []).append(w)
-        if len(by_col) >= full:
+        if len(by_col) >= full and 0 in by_col:  # (without a first cell: a row's cells wrapping)
             full_bands.add(n)
         top, bottom = min(ln.top for ln in band), max(ln.bottom for ln in band)
         for k, ws in by_col.items():
@@ -832,17 +997,37 @@ def _table_at(
             last = col[-1] if col else None
             if (
                 last is not None
-                and (len(by_col) < full or alone(last, k))
+                # a line of fewer cells than a row has, or one that leaves the
+                # first column empty (two cells of a row wrapping at once), or
+                # the top of a cell centred in a tall row
+                and (len(by_col) < full or 0 not in by_col or alone(last, k))
                 and top - last.bottom <= 0.6 * size
                 and last.right + 0.25 * size + (ws[0][1] - ws[0][0]) > limit[k] - size
             ):
                 last.bottom = max(last.bottom, bottom)
                 last.right = max(w[1] for w in ws)
-                last.words.extend(w[2] for w in ws)
+                texts = [w[2] for w in ws]
+                if last.hyphen and last.words:
+                    # a word broken at a hyphen: joined, keeping a printed
+                    # compound's hyphen ("Two-" + "Handed"), as in running text
+                    part = texts.pop(0)
+                    last.words[-1] += part if part[:1].islower() else "-" + part
+                elif last.words and _broken_word(last.words[-1], texts[0], vocabulary):
+                    last.words[-1] += texts.pop(0)
+                last.words.extend(texts)
                 last.lines.extend(band)
+                last.hyphen = any(ln.hyphen and ln.x1 <= limit[k] for ln in band)
             else:
                 col.append(
-                    _Cell(top, bottom, max(w[1] for w in ws), [w[2] for w in ws], list(band))
+                    _Cell(
+                        top,
+                        bottom,
+                        max(w[1] for w in ws),
+                        [w[2] for w in ws],
+                        list(band),
+                        # the line breaks at a hyphen in this column
+                        any(ln.hyphen and ln.x1 <= limit[k] for ln in band),
+                    )
                 )
     # Rows: cells whose heights overlap, so a cell set higher or lower than
     # the rest of its row (centred in a tall row) still joins it.
@@ -853,12 +1038,25 @@ def _table_at(
     )
     rows: list[tuple[list[list[str]], list[_Line]]] = []  # (words by column, lines)
     used = len(ordered)
+    carried = -1
     for n, row in enumerate(ordered):
         if n and len({k for k, _ in row}) < full:
-            # Text in fewer than half the columns that continues no cell: a
-            # note, a heading, a category row or running text ends the table.
-            used = n
-            break
+            if (
+                n == 1
+                and first == 0
+                and len(ordered) > 2
+                and len({k for k, _ in ordered[2]}) >= full
+            ):
+                # Under a header row that opens the page, between it and a
+                # full row: the end of a row the page before broke off (a word
+                # processor lets a row break across pages), which
+                # ``outline_of`` puts back on that row.
+                carried = n
+            else:
+                # Text in fewer than half the columns that continues no cell: a
+                # note, a heading, a category row or running text ends the table.
+                used = n
+                break
         by_column: list[list[str]] = [[] for _ in range(ncols)]
         parts: list[_Line] = []
         for k, c in sorted(row, key=lambda kc: kc[1].top):
@@ -876,7 +1074,10 @@ def _table_at(
         end = min(where[m] for row in ordered[used:] for _, c in row for m in c.lines)
         while rows and any(where[m] >= end for m in rows[-1][1]):
             rows.pop()
-    return first, end, [_row_line(head, by_column, parts, splits) for by_column, parts in rows]
+    out = [_row_line(head, by_column, parts, splits) for by_column, parts in rows]
+    if 0 < carried < len(out):
+        out[carried].carried = True
+    return first, end, out
 
 
 def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
@@ -1034,10 +1235,31 @@ def _row_line(
 
 
 def _mark_zones(page: _Page) -> None:
+    """Mark the lines that may be page furniture: those in the top or bottom
+    tenth of the page, and the outermost line (with any beside it) at each
+    edge when it lies within ``EDGE_ZONE`` of it. A word processor sets its
+    header and footer inside the page's margins, which at an inch on a
+    Letter page reach past the tenth (LibreOffice: a header at 75-85 pt of
+    792). Being marked only makes a line a candidate: it goes only if it
+    repeats from page to page or is a bare page number."""
     for ln in page.lines:
         if ln.bottom <= page.height * FURNITURE_ZONE:
             ln.zone = "top"
         elif ln.top >= page.height * (1 - FURNITURE_ZONE):
+            ln.zone = "bottom"
+    if not page.lines:
+        return
+    first = min(page.lines, key=lambda ln: ln.top)
+    last = max(page.lines, key=lambda ln: ln.bottom)
+    for ln in page.lines:
+        if ln.zone:
+            continue
+        if first.bottom <= page.height * EDGE_ZONE and abs(ln.top - first.top) < 0.5 * first.size:
+            ln.zone = "top"
+        elif (
+            last.top >= page.height * (1 - EDGE_ZONE)
+            and abs(ln.bottom - last.bottom) < 0.5 * last.size
+        ):
             ln.zone = "bottom"
 
 
@@ -1363,8 +1585,12 @@ def outline_of(data: bytes, name: str) -> Outline:
         _reading_order(page)
         _mark_zones(page)
     _drop_furniture(pages, outline)
+    # the document's words, for a word a narrow table cell broke without a hyphen
+    vocabulary = Counter(
+        w.lower() for page in pages for ln in page.lines for w in _WORD_TOKEN.findall(ln.text)
+    )
     for page in pages:
-        _tables(page)
+        _tables(page, vocabulary)
     body, levels, cover_styles, small_bold = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
@@ -1381,6 +1607,7 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks.append(Block(_join_lines(para), 0, para[0].page))
         para = []
 
+    leading = _leading(pages)
     first_heading_page = 0
     cover: list[_Line] = []
     kept: _Line | None = None  # the last line kept as text (since the last heading)
@@ -1438,9 +1665,21 @@ def outline_of(data: bytes, name: str) -> Outline:
                 if table_head and ln.page != kept.page and ln.text == table_head.text:
                     outline.dropped["repeated table headers"] += 1
                     continue
+                # and a row broken off at the foot of the page goes on under it
+                if ln.carried and ln.page != kept.page and blocks and not para:
+                    joined = _continued_row(kept, ln)
+                    if joined is not None and blocks[-1].text.endswith(kept.text):
+                        last = blocks[-1]
+                        text = last.text[: len(last.text) - len(kept.text)] + joined.text
+                        blocks[-1] = Block(text, last.level, last.page)
+                        kept = joined
+                        continue
             else:
                 table_head = ln if ln.row else None
-            if para and _starts_block(para[-1], ln, margins, right):
+            if para and (
+                _starts_block(para[-1], ln, margins, right, leading)
+                or _leaves_list(para, ln, margins)
+            ):
                 flush()
             para.append(ln)
             kept = ln
@@ -1463,8 +1702,20 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
         else:
             outline.dropped["cover lines"] += len(cover)
-    outline.blocks = blocks
+    outline.blocks = nest_by_number(blocks)
     return outline
+
+
+def _continued_row(row: _Line, rest: _Line) -> _Line | None:
+    """``row`` with ``rest``, the end of it carried over to the next page, put
+    back cell by cell ("Reduce the Heat track by 1, to a minimum of" + "1.");
+    None when the two are not cut from one table (their columns differ)."""
+    if len(row.cells) != len(rest.cells):
+        return None
+    cells = tuple(
+        (a[0], a[1], f"{a[2]} {b[2]}".strip()) for a, b in zip(row.cells, rest.cells, strict=True)
+    )
+    return dataclasses.replace(row, cells=cells, text=" | ".join(c[2] for c in cells))
 
 
 def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
@@ -1578,10 +1829,47 @@ def _right_edges(page: _Page) -> dict[int, float]:
     return {col: sorted(xs)[int(len(xs) * 0.9)] if xs else 0.0 for col, xs in ends.items()}
 
 
+def _leaves_list(para: list[_Line], ln: _Line, margins: dict[int, float]) -> bool:
+    """Does ``ln`` go back to the margin after a list item set in from it
+    ("• Cinderhounds never buy gear." / "Unspent Marks are lost.")? The text
+    after a list is a paragraph of its own, even where the item's last line
+    runs nearly to the right margin."""
+    margin = margins.get(ln.column, ln.x0)
+    return (
+        bool(_LIST_ITEM.match(para[0].text))
+        and ln.page == para[-1].page
+        and ln.column == para[-1].column
+        and para[-1].x0 > margin + 6
+        and ln.x0 <= margin + 6
+    )
+
+
+def _leading(pages: list[_Page]) -> float | None:
+    """The document's usual space between two lines of one paragraph: the median
+    gap between consecutive lines of one column (gaps under a line's height:
+    not those between blocks); None with too few lines to tell. Over the
+    whole book: on a page of one-line entries (a glossary) most gaps are
+    between paragraphs."""
+    gaps = [
+        b.top - a.bottom
+        for page in pages
+        for a, b in itertools.pairwise(page.lines)
+        if a.column == b.column and not (a.row or b.row) and 0 <= b.top - a.bottom <= a.size
+    ]
+    return statistics.median(gaps) if len(gaps) >= 5 else None
+
+
 def _starts_block(
-    prev: _Line, ln: _Line, margins: dict[int, float], right: dict[int, float]
+    prev: _Line,
+    ln: _Line,
+    margins: dict[int, float],
+    right: dict[int, float],
+    leading: float | None = None,
 ) -> bool:
-    """Does ``ln`` start a new paragraph, list item or row after ``prev``?"""
+    """Does ``ln`` start a new paragraph, list item or row after ``prev``?
+    ``leading`` is the book's usual gap between lines (``_leading``): a word
+    processor sets space between paragraphs, so a gap half a line more than
+    that is a new paragraph even where the line before ran to the margin."""
     if ln.page != prev.page:
         return False  # decided at the page end: only sentence ends break there
     if ln.row or prev.row:
@@ -1595,6 +1883,8 @@ def _starts_block(
         return True  # an indented first line
     gap = ln.top - prev.bottom
     if gap > max(prev.bottom - prev.top, 1.0) * 1.2:
+        return True
+    if leading is not None and gap > leading + 0.5 * max(ln.size, prev.size):
         return True
     return _short(prev, margins, right)
 
