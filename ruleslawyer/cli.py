@@ -349,7 +349,12 @@ def _title_note(u: RuleUnit) -> str:
 @click.argument("query", required=False)
 @click.option("--game", help=GAME_HELP)
 @click.option(
-    "-k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many rules."
+    "-k",
+    "k",
+    type=click.IntRange(1, 50),
+    default=5,
+    show_default=True,
+    help="How many rules to find; up to three rules the first ones refer to follow, marked (ref).",
 )
 @click.option(
     "--batch",

@@ -118,11 +118,14 @@ class EvidencePicker:
     ) -> list[Evidence]:
         """Best sentences, at most ``per_unit`` from each of the top ``units`` hits."""
         candidates: list[tuple[int, Hit, int, int]] = []
+        after: dict[tuple[tuple[str, str], int], int] = {}  # a span's start -> the next's end
         for rank, hit in enumerate(hits[:units]):
             text = hit.unit.text
             spans = [(0, len(text))] if len(text) <= WHOLE_UNIT_CHARS else sentence_spans(text)
-            for s, e in spans:
+            for (s, e), nxt in zip(spans, [*spans[1:], None], strict=True):
                 candidates.append((rank, hit, s, e))
+                if nxt is not None and _run_in_label(text, e, nxt[0]):
+                    after[(hit.unit.key, s)] = nxt[1]
         if not candidates:
             return []
         texts = [span_text(h.unit.text, s, e) for _, h, s, e in candidates]
@@ -135,7 +138,9 @@ class EvidencePicker:
             score = (
                 W_MEANING * float(c) + W_WORDS * lex + W_RANK / (1 + rank) + W_RETRIEVER * hit.score
             )
-            scored.append(Evidence(hit.unit, s, e, score))
+            # A run-in label ("Pierce:") matches a question naming it, but says
+            # nothing alone: it is quoted with the sentence it opens.
+            scored.append(Evidence(hit.unit, s, after.get((hit.unit.key, s), e), score))
         best: dict[tuple[str, str], list[Evidence]] = {}
         for ev in sorted(scored, key=lambda ev: ev.score, reverse=True):
             lst = best.setdefault(ev.unit.key, [])
@@ -151,6 +156,22 @@ class EvidencePicker:
                     kept.append(rest)
             out.extend(kept)
         return out
+
+
+LABEL_WORDS = 4  # "Pierce:", "Line of sight:"
+
+
+def _run_in_label(text: str, end: int, next_start: int) -> bool:
+    """Is the span ending at ``end`` a run-in label: a few words and a colon,
+    with the sentence it opens after it on the same line (a bold "Pierce:"
+    before its rule)? A lead-in before a list on the next lines is not."""
+    line_start = text.rfind("\n", 0, end) + 1
+    label = text[line_start:end].strip()
+    return (
+        label.endswith(":")
+        and len(label.split()) <= LABEL_WORDS
+        and "\n" not in text[end:next_start]
+    )
 
 
 def without_overlap(ev: Evidence, kept: Sequence[Evidence]) -> Evidence | None:
@@ -248,10 +269,12 @@ def with_list_header(ev: Evidence) -> Evidence:
     colon = before.rfind(":")
     if colon < 0 or len(" ".join(text[ev.start : ev.end].split())) > 120:
         return ev
-    # the list must run from the colon to this item with only short items between
+    # the list must run from the colon to this item with only short items between,
+    # the first opening as an item does (not "Roll a D6: if the result...", a
+    # sentence going on after its colon)
     between = before[colon + 1 :]
     items = [i for i in re.split(r"\n|[.]\s", between) if i.strip()]
-    if any(len(i) > 120 for i in items):
+    if any(len(i) > 120 for i in items) or between.lstrip()[:1].islower():
         return ev
     header_start = ev.start - len(before) + colon
     sentences = sentence_spans(text[: header_start + 1])

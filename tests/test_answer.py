@@ -328,6 +328,30 @@ def test_the_picker_quotes_a_table_whole() -> None:
     assert [ev.quote for ev in picked] == [table]
 
 
+def test_a_run_in_label_is_quoted_with_the_sentence_it_opens() -> None:
+    """A bold "Pierce:" before its rule matches "What does Pierce mean?" best,
+    but alone it says nothing: it was quoted as the answer, or hung off the
+    end of the sentence before it. It is quoted with the sentence it opens; a
+    lead-in before a list on the next line is not a run-in label."""
+    text = (
+        "Each time a model takes a hit, it makes a Guard roll. Roll a D6: if the result "
+        "beats the model's Guard value, the hit is ignored; otherwise it loses one wound.\n"
+        "Pierce: Each point of Pierce worsens the target's Guard value by 1 for that roll. "
+        "A Guard roll that can be made is a test.\n"
+        "No Guard roll: Some effects allow no Guard roll at all, such as Burning."
+    )
+    unit = RuleUnit(rule_id="6.3", game="cr", title="Guard Rolls", text=text * 2)
+    picker = EvidencePicker(HashEmbedder(), [unit])
+    picked = picker.pick("Pierce:", [Hit(unit, 1.0)])
+    assert picked[0].quote == (
+        "Pierce: Each point of Pierce worsens the target's Guard value by 1 for that roll."
+    )
+    from ruleslawyer.evidence import _run_in_label
+
+    listed = "Modifiers:\n- +1 at long range."
+    assert not _run_in_label(listed, listed.index(":") + 1, listed.index("-"))
+
+
 def test_sentences_lists_and_short_runs_are_not_tables() -> None:
     text = (
         "A unit can act unless one of the following apply:\n"
