@@ -149,7 +149,7 @@ def _check_record(
             quote = normalize_for_match(record["seed_quote"])
             if quote not in corpus:
                 problems.append(
-                    f"seed_quote not found in the {record['game']} seed text: "
+                    f"seed_quote not found in the {record['game']} rules loaded: "
                     f"{record['seed_quote'][:60]!r}"
                 )
     return problems
@@ -172,7 +172,7 @@ def _item(record: dict[str, Any]) -> EvalItem:
 def load_dataset(path: Path | str, corpus_texts: dict[str, str] | None = None) -> list[EvalItem]:
     """Read a JSON Lines dataset, validating every line.
 
-    ``corpus_texts`` maps game -> seed text (see ``load_seed_corpus``); when it
+    ``corpus_texts`` maps game -> its rules' text (see ``load_seed_corpus``); when it
     is given, each non-empty ``seed_quote`` must occur in its game's text after
     ``normalize_for_match`` on both sides. Games without text are not checked.
 

@@ -128,7 +128,7 @@ def test_seed_quote_checked_after_normalisation(tmp_path: Path) -> None:
     with pytest.raises(DatasetError) as info:
         load_dataset(path, corpus)
     assert info.value.problems == (
-        f"{path}:3: seed_quote not found in the 40k seed text: 'Vehicles can always shoot.'",
+        f"{path}:3: seed_quote not found in the 40k rules loaded: 'Vehicles can always shoot.'",
     )
     # Without a corpus the quotes are not checked at all.
     assert len(load_dataset(path)) == 4
