@@ -1723,3 +1723,13 @@ def test_a_word_processors_pdf_keeps_its_pages_and_tables() -> None:
     assert "Quench | 9 | Self | Reduce the Heat track by 1, to a minimum of 1." in units["7.4"].text
     assert "Cinderhound | 9 | 7" in units["2.3"].text and "| Keywords" in units["2.3"].text
     assert "Not with a Two-Handed weapon" in units["2.4"].text
+
+
+def test_a_printed_menus_label_goes_with_its_links() -> None:
+    """A printed wiki's contents box: "Contents [hide]" (no link) over its
+    entries (links, dropped as a menu) was read into the rule beside it."""
+    data = (PROJECT_ROOT / "evals" / "corpora" / "ember" / "ember-print.pdf").read_bytes()
+    result = parse_file("ember-print.pdf", data, game="x")
+    measuring = next(u for u in result.units if u.rule_id == "1.3")
+    assert measuring.text.startswith(("Players may measure", "Tools\nPlayers may measure"))
+    assert not any("Contents [hide]" in u.text for u in result.units)

@@ -1654,6 +1654,9 @@ def outline_of(data: bytes, name: str) -> Outline:
             menu = not listed and _is_menu(ln, None if menu else before, after, margins, right)
             if menu:
                 outline.dropped["navigation links"] += 1
+                if para and _menu_label(para[-1], ln):
+                    para.pop()  # its label ("Contents [hide]", "Tools") goes with it
+                    outline.dropped["navigation links"] += 1
                 continue
             if not first_heading_page and ln.page == 1 and len(pages) > 3:
                 cover.append(ln)
@@ -1794,6 +1797,23 @@ def _is_menu(
         after is not None and not after.linked and not _starts_block(ln, after, margins, right)
     )
     return not runs_on and not runs_into
+
+
+def _menu_label(label: _Line, link: _Line) -> bool:
+    """Is ``label`` the title of the menu ``link`` opens: a line of a few
+    words, no link and no sentence, set right above it at the same left
+    edge ("Contents [hide]" over a printed wiki's contents box, "Tools" over
+    its sidebar links)?"""
+    return (
+        label.page == link.page
+        and label.column == link.column
+        and not label.linked
+        and not label.row
+        and len(label.text.split()) <= 3
+        and not label.text.endswith((".", "!", "?", ",", ";"))
+        and abs(label.x0 - link.x0) <= label.size
+        and 0 <= link.top - label.bottom <= 2 * label.size
+    )
 
 
 def _join_lines(lines: list[_Line]) -> str:
