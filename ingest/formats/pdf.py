@@ -27,7 +27,8 @@ PDFium gives every character with its font size, weight and box. From those:
    numbers, a table-of-contents page (lines ending in increasing page
    numbers), and a short cover page; so are lines whose
    every word lies in one of the page's links, standing as a block of their
-   own (a printed web page's menus, link bars and "[Edit]" links), but not a
+   own (a printed web page's menus, link bars and "[Edit]" links, with a
+   menu's label set over it: "Contents [hide]"), but not a
    cross-reference that finishes the sentence before it, a sentence made
    one link, a list of links a line of text introduces ("...: "), or text
    inside a link box taller than a line (a card linked as a block).
