@@ -418,11 +418,12 @@ def _rejoin_rows(
     """
     out = list(segments)
     mid = width / 2
+    inks = [[c for c in seg if c[0] != " "] for seg, _ in out]
     # lines of running text (six words or more): a table's cells are fewer
     prose = [
-        (min(c[3] for c in s if c[0] != " "), max(c[4] for c in s if c[0] != " "))
-        for s, _ in out
-        if len("".join(c[0] for c in s).split()) >= 6
+        (ink[0][3], max(c[4] for c in ink))
+        for (seg, _), ink in zip(out, inks, strict=True)
+        if len("".join(c[0] for c in seg).split()) >= 6
     ]
     left = sum(1 for _, x1 in prose if x1 < mid + width * 0.02)
     right = sum(1 for x0, _ in prose if x0 > mid - width * 0.02)
@@ -434,38 +435,40 @@ def _rejoin_rows(
     i = 1
     while i < len(out):
         seg, hyphen = out[i]
-        ink = [c for c in seg if c[0] != " "]
+        ink = inks[i]
         joined = False
         for j in range(i - 1, max(-1, i - 2 - _MAX_CELL_LINES), -1):
             earlier, earlier_hyphen = out[j]
-            mark = [c for c in earlier if c[0] != " "]
+            mark = inks[j]
             em = max(ink[0][1], mark[-1][1], 1.0)
-            between = [c for s, _ in out[j + 1 : i] for c in s if c[0] != " "]
+            if abs(ink[0][7] - mark[-1][7]) > 0.2 * em:
+                continue  # not on its baseline: look further back
+            between = [c for k in range(j + 1, i) for c in inks[k]]
             # A cell's gap; a space's where the lines between are set in from
             # the earlier line's start, so that it holds the row's first cells
             # and the cell that wrapped (a word filling its cell leaves less
             # than a cell's gap before the next column).
             inset = bool(between) and min(c[3] for c in between) > mark[0][3] + em
+            # the cell's own lines, if any: below it (PDF y grows upwards),
+            # within its left edge and the joined line's, each right under
+            # the one before
+            baselines = [mark[-1][7], *(inks[k][-1][7] for k in range(j + 1, i))]
             if (
-                abs(ink[0][7] - mark[-1][7]) <= 0.2 * em
-                and ink[0][3] - mark[-1][4] > (0.3 if inset else CELL_GAP) * em
+                ink[0][3] - mark[-1][4] > (0.3 if inset else CELL_GAP) * em
                 and not earlier_hyphen
                 and not (columns and mark[-1][4] <= mid <= ink[0][3])
-            ):
-                # the cell's own lines, if any: below it (PDF y grows upwards),
-                # within its left edge and the joined line's, each right under
-                # the one before
-                baselines = [mark[-1][7], *(s[-1][7] for s, _ in out[j + 1 : i])]
-                stacked = all(0 < a - b <= 2 * em for a, b in itertools.pairwise(baselines))
-                if stacked and all(
+                and all(0 < a - b <= 2 * em for a, b in itertools.pairwise(baselines))
+                and all(
                     mark[-1][7] - c[7] > 0.5 * em and c[3] >= mark[0][3] - em and c[4] < ink[0][3]
                     for c in between
-                ):
-                    gap = (" ", 0.0, 0, mark[-1][4], ink[0][3], *ink[0][5:])
-                    out[j] = ([*earlier, gap, *seg], hyphen)
-                    del out[i]
-                    joined = True
-                break
+                )
+            ):
+                gap = (" ", 0.0, 0, mark[-1][4], ink[0][3], *ink[0][5:])
+                out[j] = ([*earlier, gap, *seg], hyphen)
+                inks[j] = [*mark, *ink]
+                del out[i], inks[i]
+                joined = True
+            break
         if not joined:
             i += 1
     return out
