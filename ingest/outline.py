@@ -93,21 +93,29 @@ def nest_by_number(blocks: list[Block]) -> list[Block]:
     under "2.2 Building a Warband". For readers that take levels from the
     type (PDF): a book that sets its second and third levels alike still
     numbers them apart, and the number is the book's own word on where a
-    rule belongs. A level given deeper than the number says is left alone."""
+    rule belongs. A level given deeper than the number says is left alone.
+    The headings under one put down a level go down with it (an "Example"
+    set smaller under "2.2.1" stays its child)."""
     out: list[Block] = []
     stack: list[tuple[int, str]] = []  # (level, number) of the headings open
+    moved: list[tuple[int, int]] = []  # (level as set, levels down) of the headings put down
     for block in blocks:
         if not block.level:
             out.append(block)
             continue
+        while moved and block.level <= moved[-1][0]:
+            moved.pop()
+        level = block.level + (moved[-1][1] if moved else 0)
         number = split_number(block.text)[0]
-        level = block.level
+        given = level
         while stack and stack[-1][0] >= level:
             above, above_number = stack[-1]
             if number and above_number and number.startswith(above_number + "."):
                 level = above + 1
                 break
             stack.pop()
+        if level != given:
+            moved.append((block.level, level - block.level))
         stack.append((level, number))
         out.append(block if level == block.level else replace(block, level=level))
     return out

@@ -270,11 +270,13 @@ def with_list_header(ev: Evidence) -> Evidence:
     if colon < 0 or len(" ".join(text[ev.start : ev.end].split())) > 120:
         return ev
     # the list must run from the colon to this item with only short items between,
-    # the first opening as an item does (not "Roll a D6: if the result...", a
-    # sentence going on after its colon)
+    # starting on a line of its own or as a sentence does (not "Roll a D6: if
+    # the result...", a sentence going on after its colon)
     between = before[colon + 1 :]
     items = [i for i in re.split(r"\n|[.]\s", between) if i.strip()]
-    if any(len(i) > 120 for i in items) or between.lstrip()[:1].islower():
+    if any(len(i) > 120 for i in items):
+        return ev
+    if between.lstrip(" \t")[:1].islower():
         return ev
     header_start = ev.start - len(before) + colon
     sentences = sentence_spans(text[: header_start + 1])

@@ -15,6 +15,7 @@ from ruleslawyer.evidence import (
     EvidencePicker,
     sentence_spans,
     with_context,
+    with_list_header,
     with_table,
     without_overlap,
 )
@@ -350,6 +351,23 @@ def test_a_run_in_label_is_quoted_with_the_sentence_it_opens() -> None:
 
     listed = "Modifiers:\n- +1 at long range."
     assert not _run_in_label(listed, listed.index(":") + 1, listed.index("-"))
+
+
+@pytest.mark.parametrize("marks", [("a) ", "b) ", "c) "), ("", "", "")], ids=["lettered", "bare"])
+def test_a_list_in_lower_case_keeps_its_header(marks: tuple[str, str, str]) -> None:
+    """A list after "...if:" on lines of its own keeps its header, whether its
+    items are lettered "a)" or open in lower case; only a sentence going on
+    after a colon on the same line ("Roll a D6: if...") is no list's header."""
+    text = (
+        "Shooting happens in the shooting phase.\nA unit may not shoot if:\n"
+        f"{marks[0]}it ran this turn;\n{marks[1]}it is engaged in close combat;\n"
+        f"{marks[2]}it failed a morale test this turn.\nUnits that cannot shoot may be targeted."
+    )
+    unit = RuleUnit(rule_id="5.1", game="g", title="Shooting", text=text)
+    start = text.index(f"{marks[2]}it failed")
+    end = text.index("turn.\n", start) + len("turn.")
+    quote = with_list_header(Evidence(unit, start, end, 1.0)).quote
+    assert quote.startswith("A unit may not shoot if:\n") and quote.endswith("this turn.")
 
 
 def test_sentences_lists_and_short_runs_are_not_tables() -> None:

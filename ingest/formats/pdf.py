@@ -158,6 +158,7 @@ class _Line:
     whole: _Line | None = None  # the head of a line cut at a drop in size: the line uncut
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
+    edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
 
     @property
     def caps(self) -> bool:
@@ -414,7 +415,9 @@ def _rejoin_rows(
     but where a column holds only a few lines, or the page is written row by
     row, they pass for a cell's, so on a page most of whose lines of running
     text sit in one half or the other (as ``_reading_order`` tells a page set
-    in columns) nothing is joined across the middle.
+    in columns) nothing is joined across the middle, nor ever two lines of
+    running text, nor a line that starts where running text ends (a note in
+    the margin beside a paragraph).
     """
     out = list(segments)
     mid = width / 2
@@ -425,6 +428,8 @@ def _rejoin_rows(
         for (seg, _), ink in zip(out, inks, strict=True)
         if len("".join(c[0] for c in seg).split()) >= 6
     ]
+    # where running text ends: a line starting past it is in the margin (a note)
+    text_right = sorted(x1 for _, x1 in prose)[(3 * len(prose)) // 4] if prose else width
     left = sum(1 for _, x1 in prose if x1 < mid + width * 0.02)
     right = sum(1 for x0, _ in prose if x0 > mid - width * 0.02)
     columns = (
@@ -457,6 +462,9 @@ def _rejoin_rows(
                 ink[0][3] - mark[-1][4] > (0.3 if inset else CELL_GAP) * em
                 and not earlier_hyphen
                 and not (columns and mark[-1][4] <= mid <= ink[0][3])
+                # two lines of running text side by side are two columns
+                and not (_prose(earlier, mark, width) and _prose(seg, ink, width))
+                and ink[0][3] < text_right - 0.5 * em
                 and all(0 < a - b <= 2 * em for a, b in itertools.pairwise(baselines))
                 and all(
                     mark[-1][7] - c[7] > 0.5 * em and c[3] >= mark[0][3] - em and c[4] < ink[0][3]
@@ -472,6 +480,11 @@ def _rejoin_rows(
         if not joined:
             i += 1
     return out
+
+
+def _prose(seg: list[_Char], ink: list[_Char], width: float) -> bool:
+    """A line of running text: six words or more over a quarter of the page."""
+    return len("".join(c[0] for c in seg).split()) >= 6 and ink[-1][4] - ink[0][3] > width / 4
 
 
 def _untracked(seg: list[_Char]) -> list[_Char]:
@@ -835,9 +848,8 @@ def _aligned_pairs(lines: list[_Line], start: int) -> int:
         right = max(right, ln.x1)
         end += 1
         paired = end
-    # the first cell of the last row may run on below it, as any row's does
-    while paired < end and _wrapped_first_cell(lines[paired], lines[paired - 1], h0, k0):
-        paired += 1
+    # (a first cell run on under the last row is not taken: it cannot be told
+    # from a note set right under the table)
     return paired
 
 
@@ -910,6 +922,7 @@ class _Cell:
     words: list[str]
     lines: list[_Line]
     hyphen: bool = False  # its last line ends at a line-break hyphen
+    last_words: int = 0  # words on its last line
 
 
 def _table_at(
@@ -986,6 +999,17 @@ def _table_at(
             for c in col
         )
 
+    def continues(k: int, ws: list[tuple[float, float, str]], top: float) -> bool:
+        # sits tight under the column's last cell, which ran so far right
+        # that this line's first word could not have followed it there
+        col = columns.get(k)
+        last = col[-1] if col else None
+        return (
+            last is not None
+            and top - last.bottom <= 0.6 * size
+            and last.right + 0.25 * size + (min(ws)[1] - min(ws)[0]) > limit[k] - size
+        )
+
     for n, band in enumerate(sorted(bands, key=lambda b: min(ln.top for ln in b))):
         by_col: dict[int, list[tuple[float, float, str]]] = {}
         for ln in band:
@@ -995,18 +1019,21 @@ def _table_at(
         if len(by_col) >= full and 0 in by_col:  # (without a first cell: a row's cells wrapping)
             full_bands.add(n)
         top, bottom = min(ln.top for ln in band), max(ln.bottom for ln in band)
+
+        # A line that leaves the first column empty and continues every cell it
+        # has: two cells of a row wrapping at once. (One that starts a cell
+        # anywhere is a row of its own with an empty first cell.)
+        wrapping = 0 not in by_col and all(continues(k, ws, top) for k, ws in by_col.items())
         for k, ws in by_col.items():
             ws.sort(key=lambda w: w[0])
             col = columns.setdefault(k, [])
             last = col[-1] if col else None
             if (
                 last is not None
-                # a line of fewer cells than a row has, or one that leaves the
-                # first column empty (two cells of a row wrapping at once), or
-                # the top of a cell centred in a tall row
-                and (len(by_col) < full or 0 not in by_col or alone(last, k))
-                and top - last.bottom <= 0.6 * size
-                and last.right + 0.25 * size + (ws[0][1] - ws[0][0]) > limit[k] - size
+                # a line of fewer cells than a row has, or a row's cells
+                # wrapping at once, or the top of a cell centred in a tall row
+                and (len(by_col) < full or wrapping or alone(last, k))
+                and continues(k, ws, top)
             ):
                 last.bottom = max(last.bottom, bottom)
                 last.right = max(w[1] for w in ws)
@@ -1016,11 +1043,13 @@ def _table_at(
                     # compound's hyphen ("Two-" + "Handed"), as in running text
                     part = texts.pop(0)
                     last.words[-1] += part if part[:1].islower() else "-" + part
-                elif last.words and _broken_word(last.words[-1], texts[0], vocabulary):
+                elif last.last_words == 1 and _broken_word(last.words[-1], texts[0], vocabulary):
+                    # a word alone on its line, too wide for the cell: broken
                     last.words[-1] += texts.pop(0)
                 last.words.extend(texts)
                 last.lines.extend(band)
                 last.hyphen = any(ln.hyphen and ln.x1 <= limit[k] for ln in band)
+                last.last_words = len(ws)
             else:
                 col.append(
                     _Cell(
@@ -1031,6 +1060,7 @@ def _table_at(
                         list(band),
                         # the line breaks at a hyphen in this column
                         any(ln.hyphen and ln.x1 <= limit[k] for ln in band),
+                        len(ws),
                     )
                 )
     # Rows: cells whose heights overlap, so a cell set higher or lower than
@@ -1050,9 +1080,11 @@ def _table_at(
                 and first == 0
                 and len(ordered) > 2
                 and len({k for k, _ in ordered[2]}) >= full
+                and all(k for k, _ in row)
             ):
                 # Under a header row that opens the page, between it and a
-                # full row: the end of a row the page before broke off (a word
+                # full row, with its first cell empty (text there is a category
+                # row): the end of a row the page before broke off (a word
                 # processor lets a row break across pages), which
                 # ``outline_of`` puts back on that row.
                 carried = n
@@ -1245,7 +1277,11 @@ def _mark_zones(page: _Page) -> None:
     header and footer inside the page's margins, which at an inch on a
     Letter page reach past the tenth (LibreOffice: a header at 75-85 pt of
     792). Being marked only makes a line a candidate: it goes only if it
-    repeats from page to page or is a bare page number."""
+    repeats from page to page or is a bare page number, and one marked only
+    as the outermost line (``edge``) must repeat word for word, digits too
+    ("Scenario 1", "Scenario 2" opening their pages are headings), and its
+    page number must count the pages ("4" on page 4, or on page 6 of a book
+    whose numbers start later), so a table's total row is not a footer."""
     for ln in page.lines:
         if ln.bottom <= page.height * FURNITURE_ZONE:
             ln.zone = "top"
@@ -1259,12 +1295,12 @@ def _mark_zones(page: _Page) -> None:
         if ln.zone:
             continue
         if first.bottom <= page.height * EDGE_ZONE and abs(ln.top - first.top) < 0.5 * first.size:
-            ln.zone = "top"
+            ln.zone, ln.edge = "top", True
         elif (
             last.top >= page.height * (1 - EDGE_ZONE)
             and abs(ln.bottom - last.bottom) < 0.5 * last.size
         ):
-            ln.zone = "bottom"
+            ln.zone, ln.edge = "bottom", True
 
 
 def _furniture_key(text: str) -> str:
@@ -1359,10 +1395,28 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     browser's printed margins go too, even on one or two pages, where
     nothing repeats often enough: see ``_browser_margins``.
     """
+
+    def key_of(ln: _Line) -> str:
+        return "=" + ln.text.lower() if ln.edge else _furniture_key(ln.text)
+
     seen: Counter[str] = Counter()
     slots: Counter[tuple[Any, ...]] = Counter()
+    # a page's outermost line that is a bare number counts the pages: the same
+    # offset from the page's place in the file on most pages that have one
+    offsets = {
+        id(ln): int(ln.text.strip(" .-–—()[]")) - page.number
+        for page in pages
+        for ln in page.lines
+        if ln.edge and _PAGE_NUMBER.match(ln.text) and ln.text.strip(" .-–—()[]").isdigit()
+    }
+    common = Counter(offsets.values()).most_common(1)
+    counting = {
+        i
+        for i, offset in offsets.items()
+        if common and offset == common[0][0] and common[0][1] >= max(3, 0.5 * len(offsets))
+    }
     for page in pages:
-        seen.update({_furniture_key(ln.text) for ln in page.lines if ln.zone})
+        seen.update({key_of(ln) for ln in page.lines if ln.zone})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
     body = _body_size(pages)
     repeat = max(3, int(0.3 * len(pages)))
@@ -1382,8 +1436,8 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         margins = _margins(page)
         in_body = Counter(_furniture_key(ln.text) for ln in page.lines if not ln.zone)
         for ln in page.lines:
-            key = _furniture_key(ln.text)
-            if ln.zone and _PAGE_NUMBER.match(ln.text):
+            key = key_of(ln)
+            if ln.zone and _PAGE_NUMBER.match(ln.text) and (not ln.edge or id(ln) in counting):
                 outline.dropped["page numbers"] += 1
             elif (
                 id(ln) in browser
@@ -1861,6 +1915,9 @@ def _leaves_list(para: list[_Line], ln: _Line, margins: dict[int, float]) -> boo
     margin = margins.get(ln.column, ln.x0)
     return (
         bool(_LIST_ITEM.match(para[0].text))
+        # the item ended ("1. Units in base contact ... for each" with its next
+        # line back at the margin is a numbered paragraph's first-line indent)
+        and para[-1].text.endswith((".", "!", "?", ":", ";"))
         and ln.page == para[-1].page
         and ln.column == para[-1].column
         and para[-1].x0 > margin + 6
@@ -1893,7 +1950,8 @@ def _starts_block(
     """Does ``ln`` start a new paragraph, list item or row after ``prev``?
     ``leading`` is the book's usual gap between lines (``_leading``): a word
     processor sets space between paragraphs, so a gap half a line more than
-    that is a new paragraph even where the line before ran to the margin."""
+    that after a sentence's end is a new paragraph even where the line before
+    ran to the margin."""
     if ln.page != prev.page:
         return False  # decided at the page end: only sentence ends break there
     if ln.row or prev.row:
@@ -1908,8 +1966,12 @@ def _starts_block(
     gap = ln.top - prev.bottom
     if gap > max(prev.bottom - prev.top, 1.0) * 1.2:
         return True
-    if leading is not None and gap > leading + 0.5 * max(ln.size, prev.size):
-        return True
+    if (
+        leading is not None
+        and prev.text.endswith((".", "!", "?", ":"))
+        and gap > leading + 0.5 * max(ln.size, prev.size)
+    ):
+        return True  # (not mid-sentence: a line set lower by an icon in it, a section set wider)
     return _short(prev, margins, right)
 
 
