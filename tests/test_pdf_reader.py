@@ -1802,3 +1802,21 @@ def test_a_headings_own_subheadings_go_down_with_it_and_scenarios_stay_headings(
     result = parse_file("s.pdf", data, game="x")
     assert [u.parent for u in result.units] == ["Scenario 1", "Scenario 2", "Scenario 3"]
     assert not result.dropped.get("running headers and footers")
+
+
+def test_a_short_books_headings_on_its_first_and_last_pages_are_no_cover() -> None:
+    """LibreOffice's export of a four-page book whose second-level headings
+    fall only on pages 1 and 4 ("1.1", "4.1"...): a cover numbers nothing, so
+    they are headings, not cover lines dropped with their rules' titles; and a
+    profile's "Damage: 1" in bold is a line of its rule, not a heading (it
+    was lost as an empty one). The PDF gives the document's units."""
+    odt = parse_file("l.odt", (EDGES / "libreoffice-landscape.odt").read_bytes(), game="x")
+    pdf = parse_file("l.pdf", (EDGES / "libreoffice-landscape.pdf").read_bytes(), game="x")
+    assert [u.rule_id for u in pdf.units] == [u.rule_id for u in odt.units]
+    assert "cover lines" not in pdf.dropped
+    for a, b in zip(pdf.units, odt.units, strict=True):
+        assert _as_read(a)[0] == _as_read(b)[0], a.rule_id
+    assert "Damage: 1" in {u.rule_id: u for u in pdf.units}["2.2"].text.split("\n")
+    profiles = parse_file("p.pdf", (EDGES / "libreoffice-profiles.pdf").read_bytes(), game="x")
+    assert [u.rule_id for u in profiles.units][:5] == ["wargear", "5.1", "5.2", "5.3", "5.4"]
+    assert profiles.units[1].text.split("\n")[:3] == ["Range: 24 inches", "Shots: 2", "Damage: 1"]

@@ -132,6 +132,9 @@ _WORDS = re.compile(r"[^\W\d_]+")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is one word
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
+# "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
+# bold, whose value has a number; in the text's size no heading
+_STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
 # top, baseline); a space is (" ", 0.0, 0, box...).
@@ -1496,7 +1499,11 @@ def _heading_styles(
     (``_small_bold_styles``), which ``_is_heading`` needs to be told.
 
     A style used on the first page and nowhere else but the last page of a
-    longer document is the covers' (title, publisher), not a heading level.
+    longer document is the covers' (title, publisher), not a heading level,
+    unless it numbers a heading ("1.1 Deployment"): a cover numbers nothing,
+    and a short book may use a level only on those pages. (A short book's
+    title line is read as a heading over the rest, as a web page's h1 is: a
+    PDF does not say which it was.)
     """
     body = _body_size(pages)
     covers = {1, len(pages)}
@@ -1509,13 +1516,20 @@ def _heading_styles(
         small_bold = _small_bold_styles(pages, body, repeats)
         used_on: dict[_Style, set[int]] = {}
         lines_in: Counter[_Style] = Counter()
+        numbered: set[_Style] = set()  # styles of headings with a dotted number: no cover's
         for page in pages:
             margins = _margins(page)
             for ln in page.lines:
                 if _is_heading(ln, body, margins, small_bold):
                     used_on.setdefault(_style(ln), set()).add(page.number)
                     lines_in[_style(ln)] += 1
-        cover = {s for s, on in used_on.items() if 1 in on and on <= covers and len(pages) > 3}
+                    if _DOTTED_HEADING.match(ln.text) and not ln.linked:  # (a contents entry)
+                        numbered.add(_style(ln))
+        cover = {
+            s
+            for s, on in used_on.items()
+            if 1 in on and on <= covers and len(pages) > 3 and s not in numbered
+        }
         ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
         if sum(lines_in[s] for s in ranked) > 1:
             break
@@ -1611,7 +1625,12 @@ def _is_heading(
     if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
         return False
     at_margin = _at_margin(ln, margins)
-    if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
+    if (
+        ln.bold
+        and at_margin
+        and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold)
+        and not _STAT_LINE.match(text)
+    ):
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
 
