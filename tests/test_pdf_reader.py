@@ -1306,7 +1306,8 @@ def test_small_print_beside_a_page_counter_stays() -> None:
     result = read_pdf(c_buf.getvalue())
     text = "\n".join(u.text for u in result.units)
     assert [w for w in weapons if w not in text] == []
-    assert "* A unit at half strength tests on two dice." in text
+    # (a footnote, and as one written "[*] ..." after the page's last paragraph)
+    assert "[*] A unit at half strength tests on two dice." in text
     assert "Page 1 of 3" not in text
 
     c_buf = io.BytesIO()
@@ -1820,3 +1821,28 @@ def test_a_short_books_headings_on_its_first_and_last_pages_are_no_cover() -> No
     profiles = parse_file("p.pdf", (EDGES / "libreoffice-profiles.pdf").read_bytes(), game="x")
     assert [u.rule_id for u in profiles.units][:5] == ["wargear", "5.1", "5.2", "5.3", "5.4"]
     assert profiles.units[1].text.split("\n")[:3] == ["Range: 24 inches", "Shots: 2", "Damage: 1"]
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "note"),
+    [
+        ("libreoffice-footnotes", "1.1", "[1] Official replacement parts can be ordered"),
+        ("libreoffice-footnotes", "4.1", "[6] Tied customs and smuggler players are rare"),
+        # a mark set apart from its note's text, on the page's last lines
+        ("libreoffice-mixed", "1.2", "[2] In a five-player game the last player also takes"),
+        ("libreoffice-mixed", "salvage-values", "[4] Insurance was added after playtesters"),
+    ],
+)
+def test_a_footnote_goes_after_the_paragraph_that_cites_it(name: str, rule: str, note: str) -> None:
+    """LibreOffice sets footnotes under the page's text in a smaller size: they
+    were read as a table's rows wherever the page's text ended (mid-sentence
+    where a paragraph ran on), and a mark on its own baseline was dropped as
+    a page number. Each now follows the paragraph citing it, as "[1] text",
+    its mark in the paragraph written "[1]", as the Markdown and HTML readers
+    write them."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    result = parse_file(f"{name}.pdf", data, game="x")
+    lines = {u.rule_id: u.text.split("\n") for u in result.units}[rule]
+    at = next(i for i, line in enumerate(lines) if line.startswith(note))
+    assert lines[at - 1].endswith(f"[{note[1]}]")
+    assert not any(re.match(r"^\d \| ", line) for u in result.units for line in u.text.split("\n"))

@@ -70,6 +70,12 @@ PDFium gives every character with its font size, weight and box. From those:
    (also at a browser's printed soft hyphen, U+2010, which PDFium does not
    mark).
 
+7. **Footnotes** (set under the page's text in a smaller size, each opening
+   with its mark) go after the paragraph that cites them, as "[1] text",
+   the mark in the paragraph written "[1]", as the other readers write them
+   (``_footnotes``, ``_with_notes``). Endnotes gathered at the book's end are
+   not matched to their marks.
+
 Every unit records the page it starts on. A PDF with no text layer (a scan)
 or one that needs a password gets a one-line error saying so.
 
@@ -1407,10 +1413,10 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     # a page's outermost line that is a bare number counts the pages: the same
     # offset from the page's place in the file on most pages that have one
     offsets = {
-        id(ln): int(ln.text.strip(" .-–—()[]")) - page.number
+        id(ln): int(m.group()) - page.number
         for page in pages
         for ln in page.lines
-        if ln.edge and _PAGE_NUMBER.match(ln.text) and ln.text.strip(" .-–—()[]").isdigit()
+        if ln.edge and _PAGE_NUMBER.match(ln.text) and (m := re.search(r"\d+", ln.text))
     }
     common = Counter(offsets.values()).most_common(1)
     counting = {
@@ -1661,6 +1667,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         _drop_caps(page)
         _reading_order(page)
         _mark_zones(page)
+    notes = {page.number: _footnotes(page, cut_body) for page in pages}
     _drop_furniture(pages, outline)
     # the document's words, for a word a narrow table cell broke without a hyphen
     vocabulary = Counter(
@@ -1782,8 +1789,103 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
         else:
             outline.dropped["cover lines"] += len(cover)
-    outline.blocks = nest_by_number(blocks)
+    outline.blocks = nest_by_number(_with_notes(blocks, notes))
     return outline
+
+
+# a note's mark: a number, a Roman numeral or a symbol, then its text
+_NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\s+(?=\S)")
+
+
+def _footnotes(page: _Page, body: float) -> list[tuple[str, str]]:
+    """Take the page's footnotes out of its lines: (mark, text) of each. A
+    footnote is set below the page's text in a smaller size, each opening
+    with its mark ("1", "ii", "*"; a mark set apart on its own baseline is
+    put back before its text), lines under one with no mark going on with it,
+    until a gap or the page's number. Left in, they were read as a table's
+    rows after whatever text ended the page, mid-sentence where a paragraph
+    ran on to the next page, and a mark alone was dropped as a page number;
+    ``_with_notes`` puts each after the paragraph that cites it, as the other
+    readers do."""
+
+    def furniture(ln: _Line) -> bool:
+        return bool(_PAGE_NUMBER.match(ln.text) or _PAGE_COUNTER.search(ln.text))
+
+    text = [ln for ln in page.lines if ln.size > 0.85 * body and not furniture(ln)]
+    if not text:
+        return []
+    floor = max(ln.bottom for ln in text)
+    below = sorted(
+        (ln for ln in page.lines if ln.size <= 0.85 * body and ln.top > floor),
+        key=lambda ln: (round(ln.top), ln.x0),
+    )
+    # a line per baseline, a mark set apart joined to its text
+    rows: list[list[_Line]] = []
+    for ln in below:
+        if rows and abs(ln.top - rows[-1][-1].top) < 0.5 * ln.size and ln.x0 > rows[-1][-1].x1:
+            rows[-1].append(ln)
+        else:
+            rows.append([ln])
+    notes: list[list[str]] = []
+    taken: list[_Line] = []
+    left = 0.0
+    for row in rows:
+        line = " ".join(ln.text for ln in row)
+        m = _NOTE_MARK.match(line)
+        if m and (notes or not taken):
+            notes.append([m.group(1), line[m.end() :]])
+            left = row[0].x0
+        elif (
+            notes
+            and not furniture(row[0])
+            and row[0].x0 >= left - 1
+            and row[0].top - taken[-1].bottom <= 1.5 * row[0].size
+        ):
+            notes[-1][1] += " " + line
+        else:
+            break
+        taken += row
+    if not notes:
+        return []
+    gone = {id(ln) for ln in taken}
+    page.lines = [ln for ln in page.lines if id(ln) not in gone]
+    return [(mark, " ".join(note.split())) for mark, note in notes]
+
+
+def _with_notes(blocks: list[Block], notes: dict[int, list[tuple[str, str]]]) -> list[Block]:
+    """``blocks`` with each page's footnotes as "[1] text" after the paragraph
+    that cites it: the first on that page (or the page before, where the
+    paragraph began) with the mark set against a word ("used.1" becomes
+    "used.[1]"); a note no paragraph cites goes after that page's last one."""
+    out = list(blocks)
+    for page, found in notes.items():
+        for mark, text in found:
+            # set against a word or its punctuation ("used.1"), not a number ("+1")
+            cited = re.compile(
+                rf"(?<=[^\W\d_]|[.,;:!?)\"'\u2019\u201d]){re.escape(mark)}(?=[\s.,;:)]|$)"
+            )
+            at = next(
+                (
+                    i
+                    for i, b in enumerate(out)
+                    if not b.level and b.page in (page, page - 1) and cited.search(b.text)
+                ),
+                None,
+            )
+            if at is not None:
+                b = out[at]
+                out[at] = Block(cited.sub(f"[{mark}]", b.text, count=1), 0, b.page)
+            else:
+                on_page = [i for i, b in enumerate(out) if b.page is not None and b.page <= page]
+                if not on_page:
+                    continue
+                at = on_page[-1]
+            note = Block(f"[{mark}] {text}", 0, page)
+            # after the paragraph and any notes already placed after it
+            while at + 1 < len(out) and out[at + 1].text.startswith("[") and not out[at + 1].level:
+                at += 1
+            out.insert(at + 1, note)
+    return out
 
 
 def _continued_row(row: _Line, rest: _Line) -> _Line | None:
