@@ -1846,3 +1846,28 @@ def test_a_footnote_goes_after_the_paragraph_that_cites_it(name: str, rule: str,
     at = next(i for i, line in enumerate(lines) if line.startswith(note))
     assert lines[at - 1].endswith(f"[{note[1]}]")
     assert not any(re.match(r"^\d \| ", line) for u in result.units for line in u.text.split("\n"))
+
+
+def test_a_two_column_section_between_one_column_text_reads_as_its_document() -> None:
+    """LibreOffice's export of a page with a one-column introduction, a
+    section in two columns and a heading with one-column text under them:
+    "4. Victory" was read before the right column (whose text went under it)
+    and the left column's lines were each a paragraph, measured against the
+    full-width lines' margin. The PDF gives the document's units."""
+    odt = parse_file("c.odt", (EDGES / "libreoffice-columns.odt").read_bytes(), game="x")
+    pdf = parse_file("c.pdf", (EDGES / "libreoffice-columns.pdf").read_bytes(), game="x")
+    assert [u.rule_id for u in pdf.units] == [u.rule_id for u in odt.units]
+    for a, b in zip(pdf.units, odt.units, strict=True):
+        assert _as_read(a) == _as_read(b), a.rule_id
+
+
+def test_a_list_items_next_line_under_its_text_goes_on_with_it() -> None:
+    """A bullet's next line set under its text (a hanging indent) continues the
+    item; on a page of lists it was taken for an indented first line."""
+    data = (EDGES / "libreoffice-lists.pdf").read_bytes()
+    units = {u.rule_id: u for u in parse_file("l.pdf", data, game="x").units}
+    lines = next(u for k, u in units.items() if k.endswith("1.1") or k == "1.1").text.split("\n")
+    assert any(
+        line.startswith("\u2022 Strength is used") and line.endswith("with equipment.")
+        for line in lines
+    )

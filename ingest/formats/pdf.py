@@ -16,7 +16,9 @@ PDFium gives every character with its font size, weight and box. From those:
    a printed web page sets "[Edit]" links and anchors after its headings.
 2. **Reading order**: a page whose lines sit in two side-by-side columns is
    read left column, then right column; a line across both (a title, a
-   full-width table's row) divides the page, the columns above it first.
+   full-width table's row) divides the page, the columns above it first, and
+   so does a heading after which the page goes back to one column. Lines
+   across the page keep margins of their own, apart from the left column's.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -65,8 +67,9 @@ PDFium gives every character with its font size, weight and box. From those:
 6. **Paragraphs**: a line that runs to the right margin continues on the
    next line; one that stops short (the end of a paragraph, a list item, a
    table row) ends its block, and so does space between lines half a line
-   more than the book's usual (a word processor's paragraph spacing), or
-   text back at the margin after a list item. Words hyphenated at a line end are joined
+   more than the book's usual after a sentence's end (a word processor's
+   paragraph spacing), or text back at the margin after a list item. A list
+   item's next line set under its text (a hanging indent) goes on with it. Words hyphenated at a line end are joined
    (also at a browser's printed soft hyphen, U+2010, which PDFium does not
    mark).
 
@@ -745,17 +748,28 @@ def _reading_order(page: _Page) -> None:
     size = statistics.median(ln.size for ln in lines)
     margin = min(ln.x0 for ln in left)
     for ln in list(left):
+        under = [x for x in lines if x.top > ln.bottom]
+        nearest = min(under, key=lambda x: x.top) if under else None
         if (
             ln.size >= 1.2 * size
             and ln.x0 <= margin + 3
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
-            and any(r.top > ln.bottom for r in right)
             and any(r.bottom < ln.top for r in right)
+            and (
+                any(r.top > ln.bottom for r in right)
+                # or the page goes back to one column under it ("4. Victory"
+                # after the two columns end, its text across the page)
+                or (nearest is not None and nearest in spanning)
+            )
         ):
             left.remove(ln)
             spanning.append(ln)
     for ln in right:
         ln.column = 1
+    # Lines across the page have margins of their own: counted with the left
+    # column's, they made its lines look short, each a paragraph of its own.
+    for ln in spanning:
+        ln.column = 2
     ordered: list[_Line] = []
     above = -math.inf
     for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
@@ -2082,7 +2096,12 @@ def _starts_block(
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
     margin = margins.get(ln.column, ln.x0)
-    if ln.x0 > margin + 6 and prev.x0 <= margin + 6:
+    hanging = (  # a list item's next line, set under its text, not its marker
+        bool(_LIST_ITEM.match(prev.text))
+        and len(prev.words) > 1
+        and abs(ln.x0 - prev.words[1][0]) <= 3
+    )
+    if ln.x0 > margin + 6 and prev.x0 <= margin + 6 and not hanging:
         return True  # an indented first line
     gap = ln.top - prev.bottom
     if gap > max(prev.bottom - prev.top, 1.0) * 1.2:
