@@ -1306,8 +1306,7 @@ def test_small_print_beside_a_page_counter_stays() -> None:
     result = read_pdf(c_buf.getvalue())
     text = "\n".join(u.text for u in result.units)
     assert [w for w in weapons if w not in text] == []
-    # (a footnote, and as one written "[*] ..." after the page's last paragraph)
-    assert "[*] A unit at half strength tests on two dice." in text
+    assert "* A unit at half strength tests on two dice." in text
     assert "Page 1 of 3" not in text
 
     c_buf = io.BytesIO()
@@ -1871,3 +1870,39 @@ def test_a_list_items_next_line_under_its_text_goes_on_with_it() -> None:
         line.startswith("\u2022 Strength is used") and line.endswith("with equipment.")
         for line in lines
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        # a small-print results table at a page's foot that nothing cites is no footnote
+        ("small-print-table", "1 | The unit flees and is removed from the table."),
+        # "section 2.1" and "x1" do not cite note 1; "rules.1" does
+        ("footnote-citations", "[1] Blast templates are described in the appendix."),
+        # a note set under a list item's text after the item has ended is its own
+        (
+            "note-under-item",
+            "Note: units with the Scout rule may instead deploy anywhere on "
+            "the table that is more than twelve inches from an enemy.",
+        ),
+    ],
+)
+def test_footnote_and_list_rules_leave_look_alikes_alone(name: str, line: str) -> None:
+    """A second review of the footnote and list rules: each PDF in
+    ``tests/fixtures/pdf-edges/`` keeps the line whole and where it was."""
+    lines = _edge_lines(name)
+    assert line in lines
+    assert not any("2.[1]" in x or "x[1]" in x or "D[6]" in x for x in lines)
+
+
+def test_bold_headings_with_a_number_and_a_heading_at_a_columns_foot_stay_headings() -> None:
+    """ "Variant: 2 Players" in a book's bold heading style is a heading (only a
+    run of such lines is a profile); a heading at the foot of the left column,
+    its text atop the right one, stays over its text (a footer across the page
+    under it is no return to one column)."""
+    data = (EDGES / "colon-headings.pdf").read_bytes()
+    ids = [u.rule_id for u in parse_file("c.pdf", data, game="x").units]
+    assert "game-variants/variant-2-players" in ids and "scenarios/scenario-12-towers" in ids
+    data = (EDGES / "heading-at-column-foot.pdf").read_bytes()
+    units = {u.rule_id: u for u in parse_file("h.pdf", data, game="x").units}
+    assert units["chapter-3/rallying"].text.startswith("A fleeing unit rallies")

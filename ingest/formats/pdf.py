@@ -142,7 +142,7 @@ _WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is on
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 # "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
-# bold, whose value has a number; in the text's size no heading
+# bold, whose value has a number (see ``_in_profile``)
 _STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
@@ -758,8 +758,15 @@ def _reading_order(page: _Page) -> None:
             and (
                 any(r.top > ln.bottom for r in right)
                 # or the page goes back to one column under it ("4. Victory"
-                # after the two columns end, its text across the page)
-                or (nearest is not None and nearest in spanning)
+                # after the two columns end, its text across the page; not a
+                # footer across it)
+                or (
+                    nearest is not None
+                    and nearest in spanning
+                    and nearest.x0 <= margin + 3
+                    and nearest.size >= 0.9 * size
+                    and len(nearest.words) >= 6
+                )
             )
         ):
             left.remove(ln)
@@ -1645,14 +1652,25 @@ def _is_heading(
     if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
         return False
     at_margin = _at_margin(ln, margins)
-    if (
-        ln.bold
-        and at_margin
-        and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold)
-        and not _STAT_LINE.match(text)
-    ):
+    if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
+
+
+def _in_profile(lines: list[_Line], i: int, body: float) -> bool:
+    """Is ``lines[i]`` a line of a profile: "Shots: 2" in bold in the text's
+    size, with a line like it ("Range: 24 inches", "Damage: 1") right before
+    or after it? Each is a line of its rule, not a heading (one was lost as an
+    empty heading, another took the next rule's text). Alone, "Variant: 2
+    Players" in a book's bold heading style is a heading."""
+
+    def stat(ln: _Line) -> bool:
+        return ln.size < body * HEADING_SIZE_RATIO and bool(_STAT_LINE.match(ln.text))
+
+    return stat(lines[i]) and any(
+        0 <= j < len(lines) and lines[j].page == lines[i].page and stat(lines[j])
+        for j in (i - 1, i + 1)
+    )
 
 
 def outline_of(data: bytes, name: str) -> Outline:
@@ -1681,7 +1699,10 @@ def outline_of(data: bytes, name: str) -> Outline:
         _drop_caps(page)
         _reading_order(page)
         _mark_zones(page)
-    notes = {page.number: _footnotes(page, cut_body) for page in pages}
+    notes = {}
+    for n, page in enumerate(pages):
+        tail = " ".join(ln.text for ln in pages[n - 1].lines[-8:]) if n else ""
+        notes[page.number] = _footnotes(page, cut_body, tail)
     _drop_furniture(pages, outline)
     # the document's words, for a word a narrow table cell broke without a hyphen
     vocabulary = Counter(
@@ -1720,6 +1741,8 @@ def outline_of(data: bytes, name: str) -> Outline:
             is_head = _is_heading(ln, body, margins, small_bold)
             if is_head and para and _runs_into(para[-1], ln, body, margins, right):
                 is_head = False  # "..., see rule" / "3.2 Charging. It may not...": a sentence
+            if is_head and _in_profile(page.lines, i, body):
+                is_head = False  # "Shots: 2" among "Range: 24 inches", "Damage: 1"
             if _style(ln) in cover_styles and is_head:
                 outline.dropped["cover lines"] += 1
                 continue
@@ -1811,7 +1834,14 @@ def outline_of(data: bytes, name: str) -> Outline:
 _NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\s+(?=\S)")
 
 
-def _footnotes(page: _Page, body: float) -> list[tuple[str, str]]:
+def _cites(mark: str) -> re.Pattern[str]:
+    """A footnote's mark as text cites it: set after a word's closing
+    punctuation ("used.1", "victory,ii"), not inside a number or a word
+    ("D6", "x1", "2.1")."""
+    return re.compile(rf"(?<=[^\d\s][.,;:!?)\"'\u2019\u201d]){re.escape(mark)}(?=[\s)]|$)")
+
+
+def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, str]]:
     """Take the page's footnotes out of its lines: (mark, text) of each. A
     footnote is set below the page's text in a smaller size, each opening
     with its mark ("1", "ii", "*"; a mark set apart on its own baseline is
@@ -1859,7 +1889,11 @@ def _footnotes(page: _Page, body: float) -> list[tuple[str, str]]:
         else:
             break
         taken += row
-    if not notes:
+    # notes are cited from the page's text (or the end of the page before,
+    # where a paragraph began): small print under the text that nothing cites
+    # (a results table, "1 The unit flees", "2-3 ...") is no footnote
+    cited_from = " ".join(ln.text for ln in page.lines if ln not in taken) + " " + before
+    if not notes or not any(_cites(mark).search(cited_from) for mark, _ in notes):
         return []
     gone = {id(ln) for ln in taken}
     page.lines = [ln for ln in page.lines if id(ln) not in gone]
@@ -1874,15 +1908,14 @@ def _with_notes(blocks: list[Block], notes: dict[int, list[tuple[str, str]]]) ->
     out = list(blocks)
     for page, found in notes.items():
         for mark, text in found:
-            # set against a word or its punctuation ("used.1"), not a number ("+1")
-            cited = re.compile(
-                rf"(?<=[^\W\d_]|[.,;:!?)\"'\u2019\u201d]){re.escape(mark)}(?=[\s.,;:)]|$)"
-            )
+            cited = _cites(mark)
+            # on the note's page first, then a paragraph begun on the page before
             at = next(
                 (
                     i
+                    for pages_ in ((page,), (page - 1,))
                     for i, b in enumerate(out)
-                    if not b.level and b.page in (page, page - 1) and cited.search(b.text)
+                    if not b.level and b.page in pages_ and cited.search(b.text)
                 ),
                 None,
             )
@@ -2100,6 +2133,7 @@ def _starts_block(
         bool(_LIST_ITEM.match(prev.text))
         and len(prev.words) > 1
         and abs(ln.x0 - prev.words[1][0]) <= 3
+        and not prev.text.endswith((".", "!", "?", ":"))
     )
     if ln.x0 > margin + 6 and prev.x0 <= margin + 6 and not hanging:
         return True  # an indented first line
