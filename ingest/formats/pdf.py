@@ -1238,6 +1238,18 @@ def _column_splits(head: _Line, bands: list[list[_Line]]) -> list[float]:
             for x in (a[1] + 0.1, (a[1] + b[0]) / 2)
             if left_end < x < right_start and a[1] + 0.1 < b[0]
         ]
+        # A cell below starting between the two header cells starts the next
+        # column: a word processor centres its header cells (Writer's "Table
+        # Heading"), so the next column's text begins left of its header.
+        starts = [
+            c[0]
+            for band in bands[1:]
+            for ln in band
+            for c in ln.cells
+            if left_end < c[0] < right_start
+        ]
+        if starts:
+            xs = [x for x in xs if x < min(starts)] or xs
         splits.append(min(xs, key=crossing))
     below = sorted((c[0], c[1]) for band in bands[1:] for ln in band for c in ln.cells)
     reach = -math.inf
