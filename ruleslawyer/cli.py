@@ -297,7 +297,8 @@ def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> N
     """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
 
     A chapter number (24, or the 2 of a heading "2. Morale") prints that chapter's
-    heading and the rules numbered under it.
+    heading and the rules numbered under it; a term a glossary or rule defines in a
+    run-in label ("Pierce: ...") prints the rules that define it.
     """
     units = ctx.service().find_rules(rule_id, game)
     if as_json:

@@ -390,6 +390,11 @@ class RulesService:
             hits = [
                 u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")
             ]
+        if not hits and re.search(r"[^\W\d_]", rule_id):
+            # A term a rule defines in a run-in label ("Pierce: Each point of
+            # Pierce..."), as a glossary written in bold paragraphs does.
+            label = re.compile(rf"(?im)^[\W_]*{re.escape(' '.join(rule_id.split()))}[\W_]*:")
+            hits = [u for u in units if label.search(u.text)]
         if not hits and re.fullmatch(r"\d+(?:\.\d+)*", key):
             # A bare chapter number ("24", "1.2" where only 1.2.1... are printed):
             # the heading printed with it ("2. Morale"), then the rules numbered

@@ -337,3 +337,26 @@ def test_sentence_vectors_embed_each_text_once_and_forget_the_oldest() -> None:
     query = emb.embed(["cannot fly"])[0]
     best = vectors.best_match(query, [unit])
     assert best[0] == pytest.approx(float(emb.embed(["It cannot fly."])[0] @ query))
+
+
+def test_a_term_defined_in_a_run_in_label_is_found_by_name(fake_settings, tmp_path) -> None:
+    """A glossary written as bold paragraphs ("**Pierce:** ...") is one rule, so
+    `rules show Pierce` found nothing; it finds the rules that define the term,
+    and a name nothing defines is still no rule."""
+    from ruleslawyer.errors import RuleNotFoundError
+    from ruleslawyer.service import RulesService
+
+    book = tmp_path / "club.md"
+    book.write_text(
+        "# Club Rules\n\n## Guard Rolls\n\nRoll a D6 for each hit.\n\n"
+        "**Pierce:** each point of Pierce worsens the Guard value by 1.\n\n"
+        "## Glossary\n\n**Blast:** a weapon trait that hits models near the target.\n\n"
+        "**Pierce:** a value that worsens the target's Guard value.\n",
+        encoding="utf-8",
+    )
+    service = RulesService(fake_settings)
+    service.ingest([book], game="club")
+    assert [u.title for u in service.find_rules("pierce", "club")] == ["Guard Rolls", "Glossary"]
+    assert [u.title for u in service.find_rules("Blast", "club")] == ["Glossary"]
+    with pytest.raises(RuleNotFoundError):
+        service.find_rules("Weapon", "club")
