@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-HEADING_SIZE_RATIO = 1.15  # as the PDF reader's: a heading set this much larger
+HEADING_SIZE_RATIO = 1.15  # a heading set this much larger (the PDF reader's too)
 HEADING_WORDS = 12
 MAX_LEVEL = 6  # HTML's h1-h6, which both readers convert to
 

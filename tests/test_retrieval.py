@@ -4,6 +4,8 @@ lookup, game scoping and references; the real-model tests cover MiniLM)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,19 +154,26 @@ def test_search_cli_refuses_empty_query(cli_run, seeded_settings) -> None:
     assert err.strip().startswith("Error:") and len(err.strip().splitlines()) == 1
 
 
-def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) -> None:
-    """ "what does 3.2 say" finds rule 3.2 of a Markdown book, first and relevant."""
+def club_service(settings: Any, tmp_path: Path, markdown: str) -> Any:
+    """A service over the seeds and ``markdown`` saved as club.md, game "club"."""
     from ruleslawyer.service import RulesService
 
     book = tmp_path / "club.md"
-    book.write_text(
+    book.write_text(markdown, encoding="utf-8")
+    service = RulesService(settings)
+    service.ingest([book], game="club")
+    return service
+
+
+def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) -> None:
+    """ "what does 3.2 say" finds rule 3.2 of a Markdown book, first and relevant."""
+    service = club_service(
+        fake_settings,
+        tmp_path,
         "# Movement\n\nUnits move.\n\n## 3.1 Walking\n\nA unit walks 6 inches.\n\n"
         "## 3.2 Charge\n\nA unit charges 2D6 inches at the nearest enemy.\n\n"
         "### 3.2.1 Failed charges\n\nA failed charge ends the unit's move.\n",
-        encoding="utf-8",
     )
-    service = RulesService(fake_settings)
-    service.ingest([book], game="club")
     for number in ("3.2", "3.2.1"):
         result = service.search(f"what does {number} say", game="club")
         assert result.hits[0].unit.rule_id == number and result.relevance == 1.0
@@ -174,17 +183,13 @@ def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) 
 def test_a_chapter_number_named_as_one_finds_its_heading(fake_settings, tmp_path) -> None:
     """ "2. Morale" has a slug ID, but "rule 2" and "chapter 2" find it, first and
     relevant; a bare "2" (inches, dice) is no lookup."""
-    from ruleslawyer.service import RulesService
-
-    book = tmp_path / "club.md"
-    book.write_text(
+    service = club_service(
+        fake_settings,
+        tmp_path,
         "# Club Rules\n\n## 1. Setup\n\nEach player deploys three units.\n\n"
         "## 2. Morale\n\nA unit that loses half its models tests its nerve.\n\n"
         "### 2.1 Rallying\n\nA broken unit rallies on a 4+.\n",
-        encoding="utf-8",
     )
-    service = RulesService(fake_settings)
-    service.ingest([book], game="club")
     for question in ("what does rule 2 say", "chapter 2?", "explain §2"):
         result = service.search(question, game="club")
         top = result.hits[0].unit
@@ -344,18 +349,15 @@ def test_a_term_defined_in_a_run_in_label_is_found_by_name(fake_settings, tmp_pa
     `rules show Pierce` found nothing; it finds the rules that define the term,
     and a name nothing defines is still no rule."""
     from ruleslawyer.errors import RuleNotFoundError
-    from ruleslawyer.service import RulesService
 
-    book = tmp_path / "club.md"
-    book.write_text(
+    service = club_service(
+        fake_settings,
+        tmp_path,
         "# Club Rules\n\n## Guard Rolls\n\nRoll a D6 for each hit.\n\n"
         "**Pierce:** each point of Pierce worsens the Guard value by 1.\n\n"
         "## Glossary\n\n**Blast:** a weapon trait that hits models near the target.\n\n"
         "**Pierce:** a value that worsens the target's Guard value.\n",
-        encoding="utf-8",
     )
-    service = RulesService(fake_settings)
-    service.ingest([book], game="club")
     assert [u.title for u in service.find_rules("pierce", "club")] == ["Guard Rolls", "Glossary"]
     assert [u.title for u in service.find_rules("Blast", "club")] == ["Glossary"]
     with pytest.raises(RuleNotFoundError):

@@ -104,10 +104,10 @@ from typing import Any
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.outline import Block, Outline, build_units, nest_by_number, split_number
+from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 from ruleslawyer.ingest.units import ParseResult, tidy_title
 
 BOLD_WEIGHT = 600
-HEADING_SIZE_RATIO = 1.15
 # A bold line alone at the margin is a heading down to this share of the body
 # size. Not lower by size alone: a bold caption or "Example" label is set
 # smaller.
@@ -1904,10 +1904,10 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     # notes are cited from the page's text (or the end of the page before,
     # where a paragraph began): small print under the text that nothing cites
     # (a results table, "1 The unit flees", "2-3 ...") is no footnote
-    cited_from = " ".join(ln.text for ln in page.lines if ln not in taken) + " " + before
+    gone = {id(ln) for ln in taken}
+    cited_from = " ".join(ln.text for ln in page.lines if id(ln) not in gone) + " " + before
     if not notes or not any(_cites(mark).search(cited_from) for mark, _ in notes):
         return []
-    gone = {id(ln) for ln in taken}
     page.lines = [ln for ln in page.lines if id(ln) not in gone]
     return [(mark, " ".join(note.split())) for mark, note in notes]
 
