@@ -422,6 +422,61 @@ def test_no_line_of_unit_text_mixes_the_two_columns() -> None:
     assert fighting.text.splitlines() == [" ".join(ALPHA), " ".join(BRAVO)]
 
 
+def _columns_under_text(intro_lines: int) -> tuple[bytes, list[str], list[str]]:
+    """A chapter's text across the page, then two sections side by side in
+    two columns, their bold headings on one baseline (a word processor's
+    section in two columns under one-column text)."""
+    b = Book()
+    b.new_page()
+    b.heading("2 Actions", size=16)
+    b.para(" ".join([FILLER] * intro_lines))
+    b.y -= 8
+    # One run of text, as LibreOffice writes it: each number a tab from its
+    # title, the second heading spaced out to the right column (two strings
+    # drawn apart are two lines to PDFium already).
+    b.canvas.setFont("Helvetica-Bold", BODY_SIZE)
+    space = stringWidth(" ", "Helvetica-Bold", BODY_SIZE)
+    left_heading = "2.1" + " " * 6 + "Move"
+    gap = round((RIGHT_X - LEFT_X - stringWidth(left_heading, "Helvetica-Bold", BODY_SIZE)) / space)
+    b.canvas.drawString(LEFT_X, b.y, left_heading + " " * gap + "2.2" + " " * 6 + "Jump")
+    b.y -= BODY_SIZE + 6
+    b.two_columns(" ".join(ALPHA), " ".join(BRAVO))
+    left, right = wrap(" ".join(ALPHA), COLUMN_W), wrap(" ".join(BRAVO), COLUMN_W)
+    return b.pdf(), left, right
+
+
+@pytest.mark.parametrize("intro_lines", [1, 3])
+def test_two_headings_side_by_side_each_head_their_column(intro_lines: int) -> None:
+    """PDFium gives two headings on one baseline, one atop each column, as one
+    line ("2.1 Move 2.2 Jump"), kept whole because two short runs either side
+    of the middle are also a table's row: they were one section holding both
+    columns. With one line of text above the columns the page is in columns;
+    with three, the columns are only the lower part of it."""
+    data, left, right = _columns_under_text(intro_lines)
+    units = {u.rule_id: u for u in read_pdf(data).units}
+    assert (units["2.1"].title, units["2.2"].title) == ("Move", "Jump")
+    assert units["2.1"].text == " ".join(left)
+    assert units["2.2"].text == " ".join(right)
+
+
+def test_short_lines_set_right_beside_a_list_are_no_column() -> None:
+    """Columns on part of a page are columns of running text: three short
+    lines set at the right beside a list, under a paragraph across the page,
+    stay in the order they are set (item, value, item, value)."""
+    b = Book()
+    b.new_page()
+    b.heading("Armoury")
+    b.para(" ".join([FILLER] * 3))
+    b.canvas.setFont(BODY_FONT, BODY_SIZE)
+    for name, cost in (("Rifle", "12 points"), ("Pistol", "8 points"), ("Knife", "3 points")):
+        b.canvas.drawString(MARGIN, b.y, name)
+        b.canvas.drawRightString(PAGE_W - MARGIN, b.y - 8, cost)
+        b.y -= 2 * LEADING
+    text = unit(read_pdf(b.pdf()), "armoury").text
+    order = ["Rifle", "12 points", "Pistol", "8 points", "Knife", "3 points"]
+    assert [text.index(word) for word in order] == sorted(text.index(word) for word in order)
+
+
 def test_page_number_on_a_two_column_page_is_counted_once() -> None:
     data, _ = two_column_pdf()
     assert read_pdf(data).dropped["page numbers"] == 3
@@ -1761,8 +1816,13 @@ def _edge_lines(name: str) -> list[str]:
         ("note-under-table", "Ties are broken by the number of units left."),
         # a total row at a page's foot, on every page, is no running footer
         ("total-rows", "Total | 390"),
-        # two short columns under full-width text are not table rows
-        ("short-columns", "Steady units ignore the first failed test in a"),
+        # two short columns under full-width text are not table rows (each
+        # column's lines one paragraph, the columns read as such under the text)
+        (
+            "short-columns",
+            "Steady units ignore the first failed test in a game and stay where they are "
+            "standing now, whatever happens to the units around them.",
+        ),
         # a note in the margin beside a paragraph is not joined into its sentence
         ("margin-note", "Errata 2024"),
     ],
@@ -1845,6 +1905,22 @@ def test_a_footnote_goes_after_the_paragraph_that_cites_it(name: str, rule: str,
     at = next(i for i, line in enumerate(lines) if line.startswith(note))
     assert lines[at - 1].endswith(f"[{note[1]}]")
     assert not any(re.match(r"^\d \| ", line) for u in result.units for line in u.text.split("\n"))
+
+
+def test_a_two_column_section_under_one_column_text_reads_as_its_document() -> None:
+    """LibreOffice's export (from Word format) of a page in one column above a
+    section in two columns whose first headings share a baseline: "2.1 Move
+    2.3 Jump" was one section, and the page, mostly in one column, was not
+    read in columns at all (each left column line a paragraph, the right
+    column's text in "2.2 Salvage"). The two-column sections now read as the
+    document gives them."""
+    docx = parse_file("m.docx", (EDGES / "libreoffice-mixed.docx").read_bytes(), game="x")
+    pdf = parse_file("m.pdf", (EDGES / "libreoffice-mixed.pdf").read_bytes(), game="x")
+    assert [(u.rule_id, u.title) for u in pdf.units] == [(u.rule_id, u.title) for u in docx.units]
+    section = {u.rule_id: _as_read(u) for u in docx.units}
+    for u in pdf.units:
+        if u.rule_id.startswith("2."):
+            assert _as_read(u) == section[u.rule_id], u.rule_id
 
 
 def test_a_two_column_section_between_one_column_text_reads_as_its_document() -> None:

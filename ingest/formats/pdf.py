@@ -17,8 +17,11 @@ PDFium gives every character with its font size, weight and box. From those:
 2. **Reading order**: a page whose lines sit in two side-by-side columns is
    read left column, then right column; a line across both (a title, a
    full-width table's row) divides the page, the columns above it first, and
-   so does a heading after which the page goes back to one column. Lines
-   across the page keep margins of their own, apart from the left column's.
+   so does a heading after which the page goes back to one column. A page
+   mostly in one column can hold a band of two (a word processor's section
+   in columns), and two headings side by side atop the columns are two
+   lines, not one. Lines across the page keep margins of their own, apart
+   from the left column's.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -171,6 +174,9 @@ class _Line:
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
     edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
+    # A line of two short runs either side of the middle: the two lines it
+    # is if the page is set in columns (see ``_reading_order``)
+    halves: tuple[_Line, _Line] | None = None
 
     @property
     def caps(self) -> bool:
@@ -230,29 +236,13 @@ def _page_lines(page: Any, number: int) -> _Page:
 
     def close_line(hyphen: bool = False) -> None:
         nonlocal chars
-        # A row written across both columns at once is two lines: split it
-        # where a gap much wider than a space crosses the middle of the page.
-        mid = width / 2
-        segments: list[list[_Char]] = [[]]
-        last = None
-        for c in chars:
-            if c[0] != " " and last is not None:
-                gap = c[3] - last[4]
-                if gap > 2.5 * max(c[1], last[1], 1.0) and last[4] <= mid <= c[3]:
-                    segments.append([])
-            segments[-1].append(c)
-            if c[0] != " ":
-                last = c
+        segments = _middle_split(chars, width)
         # Only where both sides are text: a contents entry's page number or a
         # table's last cell sits across the middle too, and stays on its line;
         # so does a table row wider than half the page (cells on both sides).
-        if len(segments) > 1 and (
-            any(
-                len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
-                for g in segments
-            )
-            or all(_short_cells(g) for g in segments)
-        ):
+        # Short cells either side may also be two headings side by side in two
+        # columns: the line keeps its ``halves`` for ``_reading_order``.
+        if len(segments) > 1 and (_one_sided(segments) or all(_short_cells(g) for g in segments)):
             segments = [chars]
         for k, seg in enumerate(segments):
             if any(not c[0].isspace() for c in seg):
@@ -275,7 +265,11 @@ def _page_lines(page: Any, number: int) -> _Page:
             head.whole = _make_line(seg, hyphen)
             result.lines += [head, _make_line(seg[cut:], hyphen)]
             return
-        result.lines.append(_make_line(seg, hyphen))
+        line = _make_line(seg, hyphen)
+        halves = _middle_split(seg, width)
+        if len(halves) == 2 and not _one_sided(halves):
+            line.halves = (_make_line(halves[0], False), _make_line(halves[1], hyphen))
+        result.lines.append(line)
 
     def _make_line(seg: list[_Char], hyphen: bool) -> _Line:
         visible = [c for c in seg if not c[0].isspace()]
@@ -693,6 +687,31 @@ def _cell_runs(chars: list[_Char]) -> list[list[_Char]]:
     return [run for run in runs if any(c[0] != " " for c in run)]
 
 
+def _middle_split(chars: list[_Char], width: float) -> list[list[_Char]]:
+    """A row written across both columns at once is two lines: the characters
+    split where a gap much wider than a space crosses the middle of the page."""
+    mid = width / 2
+    segments: list[list[_Char]] = [[]]
+    last = None
+    for c in chars:
+        if c[0] != " " and last is not None:
+            gap = c[3] - last[4]
+            if gap > 2.5 * max(c[1], last[1], 1.0) and last[4] <= mid <= c[3]:
+                segments.append([])
+        segments[-1].append(c)
+        if c[0] != " ":
+            last = c
+    return segments
+
+
+def _one_sided(segments: list[list[_Char]]) -> bool:
+    """A side of a split line too short to be text of its own (a page number)."""
+    return any(
+        len("".join(c[0] for c in g).split()) < 2 or sum(c[0] != " " for c in g) < 6
+        for g in segments
+    )
+
+
 def _short_cells(chars: list[_Char]) -> bool:
     """Cells of a table row: two or more runs set an em or so apart, none longer
     than four words (a justified line of running text can have one wide gap,
@@ -719,6 +738,55 @@ def _box(
     )
 
 
+def _in_columns(
+    lines: list[_Line], left: list[_Line], right: list[_Line], spanning: list[_Line]
+) -> bool:
+    """Enough of these lines sit in each half, and few across both. Rows of a
+    table (three or more cells) do not count against it."""
+    table_rows = sum(1 for ln in spanning if ln.wide_gaps >= 2)
+    text_lines = len(lines) - table_rows
+    return (
+        len(left) >= 0.25 * text_lines
+        and len(right) >= 0.25 * text_lines
+        and len(spanning) - table_rows <= 0.2 * text_lines
+    )
+
+
+def _column_band(
+    page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
+) -> tuple[float, float] | None:
+    """Columns on part of the page: a word processor's section in two columns
+    under (or over) text across the page. The band from the first line that
+    starts in the right half (the right half of a line of two headings side
+    by side too) to the last, if the lines within it are in columns and are
+    running text, each side's typical line a quarter of the page wide or
+    more (not a table's cells written one by one, nor a note or two set
+    right)."""
+    starts = [r.top for r in right] + [
+        ln.top for ln in spanning if ln.halves is not None and ln.halves[1].x0 > page.width * 0.48
+    ]
+    if len(right) < 3:
+        return None
+    top, bottom = min(starts), max(r.bottom for r in right)
+
+    def within(side: list[_Line]) -> list[_Line]:
+        return [ln for ln in side if ln.bottom >= top and ln.top <= bottom]
+
+    band_left, band_right, band_spanning = within(left), within(right), within(spanning)
+    if (
+        len(band_left) >= 3
+        and all(
+            statistics.median(ln.x1 - ln.x0 for ln in side) >= 0.25 * page.width
+            for side in (band_left, band_right)
+        )
+        and _in_columns(
+            band_left + band_right + band_spanning, band_left, band_right, band_spanning
+        )
+    ):
+        return top, bottom
+    return None
+
+
 def _reading_order(page: _Page) -> None:
     """Two side-by-side columns are read left, then right; else PDFium's order.
 
@@ -726,7 +794,10 @@ def _reading_order(page: _Page) -> None:
     the page: the columns above it are read, then it, then the columns
     below; so does a short heading set across both (the right column empty
     beside it, with text above and below). Rows of a table (three or more
-    cells) do not count against the page being set in columns.
+    cells) do not count against the page being set in columns. A page mostly
+    in one column may hold a band of columns (``_column_band``): the lines
+    above and below it are read in order, each a divider; and two headings
+    that PDFium gives as one line, one atop each column, are two.
     """
     lines = page.lines
     if len(lines) < 8:
@@ -735,12 +806,17 @@ def _reading_order(page: _Page) -> None:
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
     right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
-    table_rows = sum(1 for ln in spanning if ln.wide_gaps >= 2)
-    text_lines = len(lines) - table_rows
-    if len(left) < 0.25 * text_lines or len(right) < 0.25 * text_lines:
-        return
-    if len(spanning) - table_rows > 0.2 * text_lines:
-        return
+    # Lines above and below a band of columns on a page otherwise in one
+    # column are read in order, as they are on such a page.
+    across: list[_Line] = []
+    if not _in_columns(lines, left, right, spanning):
+        band = _column_band(page, left, right, spanning)
+        if band is None:
+            return
+        across = [ln for ln in lines if ln.bottom < band[0] or ln.top > band[1]]
+        left, right, spanning = (
+            [ln for ln in side if ln not in across] for side in (left, right, spanning)
+        )
     # A heading set across both columns but short ("Shooting", CSS
     # column-span) sits in the left half: it divides the page too when the
     # right column is empty beside it and goes on below it, and it is set
@@ -771,15 +847,37 @@ def _reading_order(page: _Page) -> None:
         ):
             left.remove(ln)
             spanning.append(ln)
+    # Two headings side by side, one atop each column ("2.1 Move", "2.3
+    # Jump"), are one line to PDFium, kept whole as two short cells (a table
+    # row's would be): two lines, each read in its column, where each column's
+    # text goes on just under its half and nothing spans the page below it.
+    for ln in list(spanning):
+        if ln.halves is None or f"{ln.halves[0].text} {ln.halves[1].text}" != ln.text:
+            continue
+        a, b = ln.halves
+        beneath = [x for x in lines if x.top > ln.bottom]
+        under_a = min((x for x in left if x.top > ln.bottom), key=lambda x: x.top, default=None)
+        under_b = min((x for x in right if x.top > ln.bottom), key=lambda x: x.top, default=None)
+        if (
+            a.x1 < mid + page.width * 0.02 < b.x0 + page.width * 0.04
+            and all(h.bold or h.size >= 1.2 * size for h in (a, b))
+            and under_a is not None
+            and under_b is not None
+            and min(beneath, key=lambda x: x.top) in (under_a, under_b)
+            and all(x.top - ln.bottom < 3 * size for x in (under_a, under_b))
+        ):
+            spanning.remove(ln)
+            left.append(a)
+            right.append(b)
     for ln in right:
         ln.column = 1
     # Lines across the page have margins of their own: counted with the left
     # column's, they made its lines look short, each a paragraph of its own.
-    for ln in spanning:
+    for ln in spanning + across:
         ln.column = 2
     ordered: list[_Line] = []
     above = -math.inf
-    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
+    for divider in [*sorted(spanning + across, key=lambda ln: ln.top), None]:
         below = divider.top if divider is not None else math.inf
         for side in (left, right):
             ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
