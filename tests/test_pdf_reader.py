@@ -1923,6 +1923,37 @@ def test_a_two_column_section_under_one_column_text_reads_as_its_document() -> N
             assert _as_read(u) == section[u.rule_id], u.rule_id
 
 
+def test_frames_written_after_the_page_text_go_where_they_sit() -> None:
+    """LibreOffice writes a page's frames (an image's caption, a text box)
+    after all of its running text. Read in that order, a caption went to the
+    last section on its page and a box and a caption landed mid-sentence in
+    "3. Morale" ("falls back 6 inches / Figure 2: ... / Quick Reference ... /
+    towards its own table edge"). Each goes where it sits on the page, in the
+    section the document has it in. The paragraphs wrapped beside the box and
+    beside an image, their lines ending short of the page's margin, were a
+    paragraph a line; they are whole."""
+    odt = parse_file("f.odt", (EDGES / "libreoffice-frames.odt").read_bytes(), game="x")
+    pdf = parse_file("f.pdf", (EDGES / "libreoffice-frames.pdf").read_bytes(), game="x")
+    assert [(u.rule_id, u.title) for u in pdf.units] == [(u.rule_id, u.title) for u in odt.units]
+    texts = {u.rule_id: u.text for u in pdf.units}
+    assert "falls back 6 inches towards its own table edge." in texts["morale"]
+    for rule, frame in [
+        ("line-of-sight", "Figure 1: A scout on the ridge"),
+        ("shooting", "Quick Reference"),
+        ("2.2", "Figure 2: Armour and cover saves"),
+    ]:
+        assert [r for r, text in texts.items() if frame in text] == [rule]
+
+    def paragraphs(lines: list[str]) -> list[str]:
+        # the running text's paragraphs; a frame's lines are a dozen words or
+        # fewer, but for a caption of two lines (one in the document)
+        return [" ".join(ln.split()) for ln in lines if len(ln.split()) > 12 and "Figure" not in ln]
+
+    read = {u.rule_id: paragraphs(_as_read(u)[2]) for u in odt.units}
+    for rule, text in texts.items():
+        assert paragraphs(text.split("\n")) == read[rule], rule
+
+
 def test_a_two_column_section_between_one_column_text_reads_as_its_document() -> None:
     """LibreOffice's export of a page with a one-column introduction, a
     section in two columns and a heading with one-column text under them:

@@ -21,7 +21,10 @@ PDFium gives every character with its font size, weight and box. From those:
    mostly in one column can hold a band of two (a word processor's section
    in columns), and two headings side by side atop the columns are two
    lines, not one. Lines across the page keep margins of their own, apart
-   from the left column's.
+   from the left column's. Frames a word processor writes after the page's
+   text (captions, text boxes) go before the paragraph at or below where
+   they sit, and text wrapped beside a frame or an image is measured
+   against the margin it wraps at, not the page's (``_place_floats``).
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -174,6 +177,7 @@ class _Line:
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
     edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
+    wraps_at: float = 0.0  # the right margin of text set beside a frame (``_place_floats``)
     # A line of two short runs either side of the middle: the two lines it
     # is if the page is set in columns (see ``_reading_order``)
     halves: tuple[_Line, _Line] | None = None
@@ -190,6 +194,9 @@ class _Page:
     width: float
     height: float
     lines: list[_Line] = field(default_factory=list)
+    # (x0, top, x1, bottom) of each image, then of each frame's text
+    # (``_place_floats``): what the running text may wrap beside
+    frames: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def sniff(head: bytes) -> bool:
@@ -400,6 +407,9 @@ def _page_lines(page: Any, number: int) -> _Page:
         chars.append((ch, size, weight, *box))
     close_line()
     tp.close()
+    for image in page.get_objects(filter=(raw.FPDF_PAGEOBJ_IMAGE,)):
+        x0, y0, x1, y1 = image.get_bounds()
+        result.frames.append((x0, height - y1, x1, height - y0))
     for seg, hyphen in _rejoin_rows(pending, width):
         _add_line(seg, hyphen)
     return result
@@ -885,6 +895,94 @@ def _reading_order(page: _Page) -> None:
             ordered.append(divider)
             above = divider.top
     page.lines = ordered
+
+
+def _place_floats(page: _Page) -> None:
+    """Frames a word processor writes after the page's text go where they sit.
+
+    LibreOffice writes a page's running text first, top to bottom, then its
+    frames: an image's caption, a text box ("Quick Reference"), each jumping
+    back up the page. Read in that order they landed after the page's last
+    line, often mid-sentence where a paragraph runs on over the page. Each
+    such block goes before the first line of running text at or below its
+    top that opens a paragraph (set a line's space or more below the one
+    before it, so a box beside a paragraph follows that paragraph), else
+    after the page's text. Only where the text before the first jump reaches
+    the page's foot, and the blocks are short (eight lines or fewer, a third
+    of the page at most): lines out of order for any other reason (a table
+    written cell by cell, columns not found) stay as they are. Pages read in
+    columns were ordered by position already.
+    """
+    if any(ln.column for ln in page.lines):
+        return
+    body = [ln for ln in page.lines if not ln.zone]
+    runs: list[list[_Line]] = [[]]
+    for ln in body:
+        if runs[-1] and ln.top < runs[-1][-1].top - max(ln.size, runs[-1][-1].size):
+            runs.append([])
+        runs[-1].append(ln)
+    flow, blocks = runs[0], runs[1:]
+    if (
+        not blocks
+        or len(flow) < 2
+        or max(ln.bottom for ln in flow) < max(ln.bottom for ln in body)
+        or any(len(block) > 8 for block in blocks)
+        or 3 * sum(len(block) for block in blocks) > len(body)
+    ):
+        return
+    pitch = statistics.median(b.top - a.top for a, b in itertools.pairwise(flow))
+    before: dict[int, list[_Line]] = {}
+    for block in sorted(blocks, key=lambda block: block[0].top):
+        at = next(
+            (
+                k
+                for k in range(1, len(flow))
+                if flow[k].top >= block[0].top and flow[k].top - flow[k - 1].top > 1.3 * pitch
+            ),
+            len(flow),
+        )
+        before.setdefault(at, []).extend(block)
+    page.frames += [
+        (min(ln.x0 for ln in b), b[0].top, max(ln.x1 for ln in b), max(ln.bottom for ln in b))
+        for b in blocks
+    ]
+    placed = set(map(id, itertools.chain.from_iterable(blocks)))
+    ordered: list[_Line] = []
+    for ln in page.lines:
+        if id(ln) in placed:
+            continue
+        if ln in flow:
+            ordered += before.get(flow.index(ln), [])
+            ordered.append(ln)
+            if ln is flow[-1]:
+                ordered += before.get(len(flow), [])
+        else:
+            ordered.append(ln)
+    page.lines = ordered
+
+
+def _wrapped_beside_frames(page: _Page) -> None:
+    """Text wrapped beside an image or a frame on its right ends its lines
+    short of the page's margin: measured against that margin each line was
+    a paragraph of its own. Lines beside one (two or more, overlapping its
+    height give or take a line) get the margin they share, the end of the
+    longest of them (``wraps_at``). Pages in columns are left alone."""
+    if any(ln.column for ln in page.lines):
+        return
+    text = [ln for ln in page.lines if not ln.zone]
+    for x0, top, _, bottom in page.frames:
+        if x0 < page.width * 0.4:
+            continue
+        beside = [
+            ln
+            for ln in text
+            if ln.x1 < x0
+            and ln.bottom > top - (ln.bottom - ln.top)
+            and ln.top < bottom + (ln.bottom - ln.top)
+        ]
+        if len(beside) >= 2:
+            for ln in beside:
+                ln.wraps_at = max(ln.wraps_at, max(b.x1 for b in beside))
 
 
 def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
@@ -1809,6 +1907,8 @@ def outline_of(data: bytes, name: str) -> Outline:
         _drop_caps(page)
         _reading_order(page)
         _mark_zones(page)
+        _place_floats(page)
+        _wrapped_beside_frames(page)
     notes = {}
     for n, page in enumerate(pages):
         tail = " ".join(ln.text for ln in pages[n - 1].lines[-8:]) if n else ""
@@ -2261,7 +2361,7 @@ def _starts_block(
 
 def _short(ln: _Line, margins: dict[int, float], right: dict[int, float]) -> bool:
     """A line that stops well short of the right margin ends its block."""
-    edge = right.get(ln.column, ln.x1)
+    edge = ln.wraps_at or right.get(ln.column, ln.x1)
     width = max(edge - margins.get(ln.column, 0.0), 1.0)
     return ln.x1 < edge - 0.15 * width and not ln.hyphen
 
