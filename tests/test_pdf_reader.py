@@ -1954,6 +1954,60 @@ def test_frames_written_after_the_page_text_go_where_they_sit() -> None:
         assert paragraphs(text.split("\n")) == read[rule], rule
 
 
+def test_the_text_after_a_footnote_mark_goes_on_in_its_paragraph() -> None:
+    """A footnote's mark mid-paragraph ("...the end of their turn.3 Gold is
+    public information."): PDFium breaks the line after the raised mark, and
+    the rest of the line, a space after it, began a paragraph of its own, so
+    the note went between two halves of one paragraph."""
+    lines = {
+        u.rule_id: u.text.split("\n")
+        for u in parse_file(
+            "n.pdf", (EDGES / "libreoffice-footnotes.pdf").read_bytes(), game="x"
+        ).units
+    }["1.3"]
+    assert lines[0].endswith("end of their turn.[3] Gold is public information.")
+    assert lines[1].startswith("[3] This limit exists")
+
+
+def test_endnotes_on_a_page_of_their_own_go_after_the_paragraphs_citing_them() -> None:
+    """LibreOffice gathers endnotes ("i", "ii") on a page of their own at the
+    book's end, in a footnote's small size: they were table rows of the last
+    rule ("i | The currents were added..."). Each goes after the paragraph
+    whose mark cites it, its mark written "[i]" in both."""
+    units = {
+        u.rule_id: u
+        for u in parse_file(
+            "n.pdf", (EDGES / "libreoffice-footnotes.pdf").read_bytes(), game="x"
+        ).units
+    }
+    for rule, mark, note in [
+        ("2.1", "i", "The currents were added in the second edition."),
+        ("3.2", "ii", "Designer's note: the 6-token limit"),
+    ]:
+        lines = units[rule].text.split("\n")
+        at = next(k for k, line in enumerate(lines) if line.startswith(f"[{mark}] {note}"))
+        assert lines[at - 1].endswith(f".[{mark}]")
+        assert units[rule].source.page < 4  # the rule's page, not the notes'
+    assert "|" not in units["4.2"].text
+
+
+def test_small_print_on_a_last_page_that_nothing_cites_is_no_endnotes() -> None:
+    """A page of small numbered lines at the end (a results table) is text of
+    its rule when no earlier text cites its numbers as marks."""
+    b = Book()
+    b.new_page()
+    b.heading("Rout")
+    b.para("A unit that flees rolls on the rout table at the end of the book.")
+    b.new_page()
+    b.heading("Rout Table", size=16)
+    b.canvas.setFont(BODY_FONT, 8)
+    for line in ("1 The unit flees the table.", "2 The unit falls back a full move."):
+        b.canvas.drawString(MARGIN, b.y, line)
+        b.drawn.append((b.page, line))
+        b.y -= 10
+    assert "The unit flees the table." in unit(read_pdf(b.pdf()), "rout-table").text
+
+
 def test_a_two_column_section_between_one_column_text_reads_as_its_document() -> None:
     """LibreOffice's export of a page with a one-column introduction, a
     section in two columns and a heading with one-column text under them:

@@ -82,8 +82,8 @@ PDFium gives every character with its font size, weight and box. From those:
 7. **Footnotes** (set under the page's text in a smaller size, each opening
    with its mark) go after the paragraph that cites them, as "[1] text",
    the mark in the paragraph written "[1]", as the other readers write them
-   (``_footnotes``, ``_with_notes``). Endnotes gathered at the book's end are
-   not matched to their marks.
+   (``_footnotes``, ``_with_notes``); so do endnotes gathered on a page of
+   their own, each after the first paragraph that cites it (``_endnotes``).
 
 Every unit records the page it starts on. A PDF with no text layer (a scan)
 or one that needs a password gets a one-line error saying so.
@@ -378,11 +378,12 @@ def _page_lines(page: Any, number: int) -> _Page:
             gap = box[0] - prev[4] if prev is not None else 0.0
             # A superscript (or the text after one) sits off the baseline
             # but right against its neighbour, in a smaller size: "2" + "nd",
-            # "3 VP." + "1". Word sets every ordinal so.
+            # "3 VP." + "1". Word sets every ordinal so. The text after a
+            # footnote's mark goes on a space after it ("turn.3 Gold is").
             raised = (
                 0.5 * em <= min(size, prev[1]) <= 0.9 * em  # not a drop cap
                 and abs(box[4] - prev[7]) <= 0.45 * em
-                and -0.3 * em <= gap <= 0.3 * em
+                and -0.3 * em <= gap <= (BREAK_GAP if prev[1] < size else 0.3) * em
                 if prev is not None
                 else False
             )
@@ -1909,10 +1910,14 @@ def outline_of(data: bytes, name: str) -> Outline:
         _mark_zones(page)
         _place_floats(page)
         _wrapped_beside_frames(page)
-    notes = {}
+    notes: dict[int, list[tuple[str, str]]] = {}
+    endnote_pages: set[int] = set()
     for n, page in enumerate(pages):
         tail = " ".join(ln.text for ln in pages[n - 1].lines[-8:]) if n else ""
         notes[page.number] = _footnotes(page, cut_body, tail)
+        if not notes[page.number] and n and (found := _endnotes(page, cut_body, pages[:n])):
+            notes[page.number] = found
+            endnote_pages.add(page.number)
     _drop_furniture(pages, outline)
     # the document's words, for a word a narrow table cell broke without a hyphen
     vocabulary = Counter(
@@ -2036,7 +2041,7 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
         else:
             outline.dropped["cover lines"] += len(cover)
-    outline.blocks = nest_by_number(_with_notes(blocks, notes))
+    outline.blocks = nest_by_number(_with_notes(blocks, notes, endnote_pages))
     return outline
 
 
@@ -2110,20 +2115,54 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     return [(mark, " ".join(note.split())) for mark, note in notes]
 
 
-def _with_notes(blocks: list[Block], notes: dict[int, list[tuple[str, str]]]) -> list[Block]:
+def _endnotes(page: _Page, body: float, earlier: list[_Page]) -> list[tuple[str, str]]:
+    """Take a page of endnotes out of its lines: (mark, text) of each. A word
+    processor gathers them at the book's end on a page of their own, in the
+    small size of a footnote, each opening with its mark ("i", "1"), under
+    at most a heading; every mark must be cited on an earlier page ("the
+    end of the round.i"). Left in, they were table rows of the last rule."""
+    if any(body * 0.85 < ln.size < body * HEADING_SIZE_RATIO for ln in page.lines if not ln.zone):
+        return []  # running text (a running header aside): not a page of notes alone
+    small = [ln for ln in page.lines if ln.size <= 0.85 * body]
+    if not small or not _NOTE_MARK.match(small[0].text):
+        return []
+    notes: list[list[str]] = []
+    for ln in small:
+        m = _NOTE_MARK.match(ln.text)
+        if m:
+            notes.append([m.group(1), ln.text[m.end() :]])
+        elif notes and not _PAGE_NUMBER.match(ln.text) and not _PAGE_COUNTER.search(ln.text):
+            notes[-1][1] += " " + ln.text
+    cited_from = " ".join(ln.text for p in earlier for ln in p.lines)
+    if not all(_cites(mark).search(cited_from) for mark, _ in notes):
+        return []
+    gone = {id(ln) for ln in small if not _PAGE_NUMBER.match(ln.text)}
+    page.lines = [ln for ln in page.lines if id(ln) not in gone]
+    return [(mark, " ".join(note.split())) for mark, note in notes]
+
+
+def _with_notes(
+    blocks: list[Block],
+    notes: dict[int, list[tuple[str, str]]],
+    endnote_pages: set[int] | frozenset[int] = frozenset(),
+) -> list[Block]:
     """``blocks`` with each page's footnotes as "[1] text" after the paragraph
     that cites it: the first on that page (or the page before, where the
     paragraph began) with the mark set against a word ("used.1" becomes
-    "used.[1]"); a note no paragraph cites goes after that page's last one."""
+    "used.[1]"); a note no paragraph cites goes after that page's last one.
+    An endnote (its page in ``endnote_pages``) goes after the first paragraph
+    before its page that cites it, on that paragraph's page."""
     out = list(blocks)
     for page, found in notes.items():
+        # on the note's page first, then a paragraph begun on the page before;
+        # an endnote's on any page before its own
+        where = [tuple(range(1, page))] if page in endnote_pages else [(page,), (page - 1,)]
         for mark, text in found:
             cited = _cites(mark)
-            # on the note's page first, then a paragraph begun on the page before
             at = next(
                 (
                     i
-                    for pages_ in ((page,), (page - 1,))
+                    for pages_ in where
                     for i, b in enumerate(out)
                     if not b.level and b.page in pages_ and cited.search(b.text)
                 ),
@@ -2132,12 +2171,14 @@ def _with_notes(blocks: list[Block], notes: dict[int, list[tuple[str, str]]]) ->
             if at is not None:
                 b = out[at]
                 out[at] = Block(cited.sub(f"[{mark}]", b.text, count=1), 0, b.page)
+            elif page in endnote_pages:
+                continue  # (``_endnotes`` took only notes cited before their page)
             else:
                 on_page = [i for i, b in enumerate(out) if b.page is not None and b.page <= page]
                 if not on_page:
                     continue
                 at = on_page[-1]
-            note = Block(f"[{mark}] {text}", 0, page)
+            note = Block(f"[{mark}] {text}", 0, out[at].page if page in endnote_pages else page)
             # after the paragraph and any notes already placed after it
             while at + 1 < len(out) and out[at + 1].text.startswith("[") and not out[at + 1].level:
                 at += 1
