@@ -2008,6 +2008,68 @@ def test_small_print_on_a_last_page_that_nothing_cites_is_no_endnotes() -> None:
     assert "The unit flees the table." in unit(read_pdf(b.pdf()), "rout-table").text
 
 
+def _edge_units(name: str) -> dict[str, str]:
+    """Each unit's text, its lines run together (what is read, not how it
+    is broken into paragraphs)."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    return {
+        u.rule_id: " ".join(u.text.split()) for u in parse_file(f"{name}.pdf", data, game="x").units
+    }
+
+
+def test_a_book_in_columns_reads_in_order_to_its_last_page() -> None:
+    """A review of the column band and frame rules found the last page of a
+    book in two columns (Writer's page columns, the right one short) read
+    out of order: the right column's section before the left column's end,
+    two paragraphs of "Bridges" filed under "Harbours". Every section holds
+    the document's words in the document's order."""
+    odt = parse_file("c.odt", (EDGES / "columns-last-page.odt").read_bytes(), game="x")
+    assert _edge_units("columns-last-page") == {
+        u.rule_id: " ".join(u.text.split()) for u in odt.units
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "text"),
+    [
+        # a short right column on a book's last page is no frame: its two
+        # lines stay with the sentence they end
+        ("short-last-column", "roads", "excess cards are discarded face up."),
+        # a two-column table of long cells, written row by row, is no band
+        # of columns: each attacker's cell is followed by the defender's
+        (
+            "two-column-table",
+            "1.1",
+            "naming every target unit it intends to reach. The defender may react by holding",
+        ),
+    ],
+)
+def test_column_and_frame_rules_keep_text_in_order(name: str, rule: str, text: str) -> None:
+    assert text in _edge_units(name)[rule]
+
+
+def test_a_paragraph_wrapped_beside_a_box_and_on_below_it_is_one() -> None:
+    """The box drawn around a frame's text reaches a line below it: the line
+    wrapped beside the box's padding was read as a paragraph's end."""
+    data = (EDGES / "paragraph-beside-box.pdf").read_bytes()
+    units = {u.rule_id: u.text for u in parse_file("b.pdf", data, game="x").units}
+    assert "Rain halves all movement, rounded down; snow" in units["shooting"]
+
+
+def test_a_list_beside_a_picture_keeps_its_items() -> None:
+    """Short items beside an image are a list, not running text wrapped at
+    the longest of them ("1 first player marker 2 six-sided dice")."""
+    lines = _edge_lines("list-beside-image")
+    assert "1 first player marker" in lines and "2 six-sided dice" in lines
+
+
+def test_a_box_at_the_page_foot_is_not_read_into_the_sentence_it_interrupts() -> None:
+    """A box at the foot of a page whose paragraph runs on to the next, with
+    no paragraph opening below it: it stays where the PDF writes it (after
+    the page's text), never in mid-sentence ("drawn from Scout Tips")."""
+    assert "from Scout Tips" not in _edge_units("box-at-page-foot")["1.2"]
+
+
 def test_a_two_column_section_between_one_column_text_reads_as_its_document() -> None:
     """LibreOffice's export of a page with a one-column introduction, a
     section in two columns and a heading with one-column text under them:

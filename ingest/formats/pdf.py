@@ -197,6 +197,9 @@ class _Page:
     # (x0, top, x1, bottom) of each image, then of each frame's text
     # (``_place_floats``): what the running text may wrap beside
     frames: list[tuple[float, float, float, float]] = field(default_factory=list)
+    # (x0, top, x1, bottom) of each drawn shape larger than a rule: the box
+    # a frame's text may sit in
+    shapes: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def sniff(head: bytes) -> bool:
@@ -411,6 +414,10 @@ def _page_lines(page: Any, number: int) -> _Page:
     for image in page.get_objects(filter=(raw.FPDF_PAGEOBJ_IMAGE,)):
         x0, y0, x1, y1 = image.get_bounds()
         result.frames.append((x0, height - y1, x1, height - y0))
+    for shape in page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH,)):
+        x0, y0, x1, y1 = shape.get_bounds()
+        if x1 - x0 > 20 and y1 - y0 > 10:
+            result.shapes.append((x0, height - y1, x1, height - y0))
     for seg, hyphen in _rejoin_rows(pending, width):
         _add_line(seg, hyphen)
     return result
@@ -772,7 +779,15 @@ def _column_band(
     by side too) to the last, if the lines within it are in columns and are
     running text, each side's typical line a quarter of the page wide or
     more (not a table's cells written one by one, nor a note or two set
-    right)."""
+    right), and:
+
+    - the text across the page bounds it: no line of the left column goes on
+      below it but for a heading over that text, nor above it but for a
+      paragraph's last line under it (a page whose right column is short, a
+      book's last page, is read in the PDF's order, left column then right);
+    - the PDF writes the band's left column before its right one (a table
+      of two long columns is written row by row, and so read).
+    """
     starts = [r.top for r in right] + [
         ln.top for ln in spanning if ln.halves is not None and ln.halves[1].x0 > page.width * 0.48
     ]
@@ -784,7 +799,7 @@ def _column_band(
         return [ln for ln in side if ln.bottom >= top and ln.top <= bottom]
 
     band_left, band_right, band_spanning = within(left), within(right), within(spanning)
-    if (
+    if not (
         len(band_left) >= 3
         and all(
             statistics.median(ln.x1 - ln.x0 for ln in side) >= 0.25 * page.width
@@ -794,8 +809,39 @@ def _column_band(
             band_left + band_right + band_spanning, band_left, band_right, band_spanning
         )
     ):
-        return top, bottom
-    return None
+        return None
+    order = {id(ln): k for k, ln in enumerate(page.lines)}
+    if max(order[id(ln)] for ln in band_left) > min(order[id(ln)] for ln in band_right):
+        return None
+    size = statistics.median(ln.size for ln in page.lines)
+    by_top = sorted(page.lines, key=lambda ln: ln.top)
+    for ln in left:
+        if (
+            ln.size < 0.9 * size
+            or top <= ln.top <= bottom
+            or _PAGE_NUMBER.match(ln.text)
+            or not FURNITURE_ZONE * page.height < ln.top < (1 - FURNITURE_ZONE) * page.height
+        ):
+            continue  # small print (notes), a page's number or header, or in the band
+        if ln.top > bottom and not any(bottom < x.top < ln.top for x in spanning):
+            below = [x for x in by_top if x.top >= ln.bottom - 1 and x is not ln]
+            nearest = below[0] if below else None
+            if not (
+                nearest is not None
+                and nearest in spanning
+                and nearest.top - ln.bottom < 2 * (ln.bottom - ln.top)
+            ):
+                return None  # the left column goes on below the band (not a heading over text)
+        if ln.bottom < top and not any(ln.bottom < x.top < top for x in spanning):
+            above = [x for x in by_top if x.bottom <= ln.top + 1 and x is not ln]
+            nearest = above[-1] if above else None
+            if not (
+                nearest is not None
+                and nearest in spanning
+                and ln.top - nearest.bottom < ln.bottom - ln.top
+            ):
+                return None  # the left column began above the band
+    return top, bottom
 
 
 def _reading_order(page: _Page) -> None:
@@ -929,49 +975,78 @@ def _place_floats(page: _Page) -> None:
         or max(ln.bottom for ln in flow) < max(ln.bottom for ln in body)
         or any(len(block) > 8 for block in blocks)
         or 3 * sum(len(block) for block in blocks) > len(body)
+        # the text in the left half only: a page in columns whose right one
+        # is short (a book's last page), not a frame
+        or 5 * sum(1 for ln in flow if ln.x1 > page.width * 0.52) < len(flow)
     ):
         return
+    for b in blocks:
+        # the block's text, or the box drawn around it (its padding keeps
+        # the text beside it off a line more)
+        x0, top = min(ln.x0 for ln in b), b[0].top
+        x1, bottom = max(ln.x1 for ln in b), max(ln.bottom for ln in b)
+        around = [
+            box
+            for box in page.shapes
+            if box[0] <= x0 + 3 and box[1] <= top + 3 and box[2] >= x1 - 3 and box[3] >= bottom - 3
+        ]
+        page.frames.append(
+            min(around, key=lambda box: (box[2] - box[0]) * (box[3] - box[1]))
+            if around
+            else (x0, top, x1, bottom)
+        )
     pitch = statistics.median(b.top - a.top for a, b in itertools.pairwise(flow))
     before: dict[int, list[_Line]] = {}
     for block in sorted(blocks, key=lambda block: block[0].top):
+        # a paragraph opens: space above it, after a sentence's end; none
+        # below the block leaves it where the PDF has it
         at = next(
             (
                 k
                 for k in range(1, len(flow))
-                if flow[k].top >= block[0].top and flow[k].top - flow[k - 1].top > 1.3 * pitch
+                if flow[k].top >= block[0].top
+                and flow[k].top - flow[k - 1].top > 1.3 * pitch
+                and flow[k - 1].text.endswith((".", "!", "?", ":"))
             ),
-            len(flow),
+            None,
         )
-        before.setdefault(at, []).extend(block)
-    page.frames += [
-        (min(ln.x0 for ln in b), b[0].top, max(ln.x1 for ln in b), max(ln.bottom for ln in b))
-        for b in blocks
-    ]
-    placed = set(map(id, itertools.chain.from_iterable(blocks)))
+        if at is not None:
+            before.setdefault(at, []).extend(block)
+    placed = {id(ln) for block in before.values() for ln in block}
     ordered: list[_Line] = []
     for ln in page.lines:
         if id(ln) in placed:
             continue
         if ln in flow:
             ordered += before.get(flow.index(ln), [])
-            ordered.append(ln)
-            if ln is flow[-1]:
-                ordered += before.get(len(flow), [])
-        else:
-            ordered.append(ln)
+        ordered.append(ln)
     page.lines = ordered
 
 
 def _wrapped_beside_frames(page: _Page) -> None:
     """Text wrapped beside an image or a frame on its right ends its lines
     short of the page's margin: measured against that margin each line was
-    a paragraph of its own. Lines beside one (two or more, overlapping its
-    height give or take a line) get the margin they share, the end of the
-    longest of them (``wraps_at``). Pages in columns are left alone."""
+    a paragraph of its own. Lines beside one (an image and its caption are
+    one) overlapping its height give or take a line get the margin they
+    share, the end of the longest of them (``wraps_at``): where they are
+    running text, two or more of them reaching that margin, which lies past
+    two fifths of the page's measure (a list of short items beside a
+    picture keeps its lines). Pages in columns are left alone."""
     if any(ln.column for ln in page.lines):
         return
     text = [ln for ln in page.lines if not ln.zone]
-    for x0, top, _, bottom in page.frames:
+    if not text:
+        return
+    margin = min(ln.x0 for ln in text)
+    measure = sorted(ln.x1 for ln in text)[int(len(text) * 0.9)] - margin
+    frames: list[list[float]] = []
+    for x0, top, x1, bottom in sorted(page.frames, key=lambda f: f[1]):
+        last = frames[-1] if frames else None
+        if last and x0 < last[2] and last[0] < x1 and top - last[3] < 18:
+            last[:] = [min(last[0], x0), last[1], max(last[2], x1), max(last[3], bottom)]
+        else:
+            frames.append([x0, top, x1, bottom])
+    for x0, top, _, bottom in frames:
         if x0 < page.width * 0.4:
             continue
         beside = [
@@ -981,9 +1056,13 @@ def _wrapped_beside_frames(page: _Page) -> None:
             and ln.bottom > top - (ln.bottom - ln.top)
             and ln.top < bottom + (ln.bottom - ln.top)
         ]
-        if len(beside) >= 2:
+        if not beside:
+            continue
+        edge = max(b.x1 for b in beside)
+        reaching = [b for b in beside if b.x1 >= edge - 0.15 * (edge - margin)]
+        if len(reaching) >= 2 and edge - margin >= 0.4 * measure:
             for ln in beside:
-                ln.wraps_at = max(ln.wraps_at, max(b.x1 for b in beside))
+                ln.wraps_at = max(ln.wraps_at, edge)
 
 
 def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
