@@ -643,13 +643,29 @@ def run(runs: int = 3) -> dict[str, Any]:
     return result
 
 
+def _previous(path: Path) -> dict[str, Any]:
+    """An earlier run's figures, read before this run's minutes of work: a
+    missing or broken file is a one-line error, not a traceback at the end."""
+    try:
+        previous = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SystemExit(
+            f"--compare {path}: no such file (run `make bench` once without PREV to make one)"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise SystemExit(f"--compare {path}: not a run's JSON ({err})") from None
+    if not isinstance(previous, dict):
+        raise SystemExit(f"--compare {path}: not a run's JSON (no figures in it)")
+    return previous
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks perf", description=__doc__)
     ap.add_argument("--runs", type=int, default=3, help="repeats of each fast figure")
     ap.add_argument("--json", type=Path, help="write the figures here")
     ap.add_argument("--compare", type=Path, help="a previous run's JSON to compare against")
     args = ap.parse_args(argv)
-    previous = json.loads(args.compare.read_text()) if args.compare else None
+    previous = _previous(args.compare) if args.compare else None
     r = run(args.runs)
     print_report(r, previous)
     if args.json:
