@@ -21,6 +21,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from ruleslawyer.ingest.formats import ReadRequest, detect
+from ruleslawyer.ingest.formats.html import list_number
 from ruleslawyer.ingest.pipeline import parse_file
 from ruleslawyer.ingest.units import ParseResult
 from ruleslawyer.records import RuleUnit
@@ -1989,6 +1990,51 @@ def test_endnotes_on_a_page_of_their_own_go_after_the_paragraphs_citing_them() -
         assert lines[at - 1].endswith(f".[{mark}]")
         assert units[rule].source.page < 4  # the rule's page, not the notes'
     assert "|" not in units["4.2"].text
+
+
+def test_endnotes_are_matched_past_their_footnotes_and_their_marks() -> None:
+    """A second review's endnote pages. Arabic endnotes beside arabic
+    footnotes: "1" cited twice, once by a footnote, is the endnote's where it
+    is cited the second time. Forty endnotes: from "xvii" on LibreOffice sets
+    the mark tight against the note ("xviiNote 17."), and "xl" is past the
+    marks a footnote pattern knows; each goes after its own paragraph."""
+    units = _edge_units("endnotes-and-footnotes")
+    assert "face up.[1] [1] Coins count as cards for this limit." in units["trading"]
+    assert "coins.[1] [1] Trading rules changed in the second edition." in units["trading"]
+    text = " ".join(_edge_units("forty-endnotes").values())
+    for n in range(1, 41):
+        mark = list_number(n, "i")
+        assert f"[{mark}] [{mark}] Note {n}. " in text, mark
+
+
+def test_a_small_print_appendix_numbered_like_the_footnotes_is_kept() -> None:
+    """A last page of small numbered lines ("1 Draw two cards...") under a
+    heading, in a book whose footnotes cited "1" to "3": taken for endnotes,
+    its notes were then dropped with nothing left to cite them, heading and
+    all."""
+    assert (
+        "1 Draw two cards from the deck"
+        in _edge_units("small-print-appendix")["appendix-turn-summary"]
+    )
+
+
+def test_a_box_beside_a_paragraph_over_a_band_of_columns_stays_out_of_it() -> None:
+    """A box set right beside a paragraph, text across the page, then a
+    section in two columns: the box's lines started the band of columns and
+    were read in between the paragraph's lines, mid-sentence. The band is the
+    two-column section alone (its paragraphs whole), the paragraph whole."""
+    lines = {
+        u.rule_id: u.text.split("\n")
+        for u in parse_file(
+            "s.pdf", (EDGES / "sidebar-over-columns.pdf").read_bytes(), game="x"
+        ).units
+    }["markets"]
+    assert not any(ln.startswith(("Sidebar", "Wood", "Stone", "Gold")) for ln in lines)
+    assert (
+        "When the deck runs out, shuffle the discard pile to form a new deck. If the discard "
+        "pile is empty as well, the game ends immediately and players count their victory "
+        "points as described in the scoring chapter at the end of this book."
+    ) in lines
 
 
 def test_small_print_on_a_last_page_that_nothing_cites_is_no_endnotes() -> None:

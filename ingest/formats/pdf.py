@@ -108,7 +108,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruleslawyer.errors import RulebookError
-from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.outline import Block, Outline, build_units, nest_by_number, split_number
 from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 from ruleslawyer.ingest.units import ParseResult, tidy_title
@@ -770,6 +770,29 @@ def _in_columns(
     )
 
 
+def _column_bands(
+    page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
+) -> list[tuple[float, float]]:
+    """The bands of columns on a page otherwise in one column (``_column_band``),
+    the lines starting in its right half taken apart wherever running text
+    across the page lies between them (a box set right beside a paragraph,
+    then a section in two columns under more text, are two candidates)."""
+    size = statistics.median(ln.size for ln in page.lines)
+
+    def running(ln: _Line) -> bool:  # text across the page, not a heading or a row
+        return ln.halves is None and ln.wide_gaps < 2 and not (ln.bold or ln.size >= 1.2 * size)
+
+    groups: list[list[_Line]] = []
+    for r in sorted(right, key=lambda ln: ln.top):
+        if groups and not any(
+            groups[-1][-1].bottom <= x.top <= r.top and running(x) for x in spanning
+        ):
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    return [band for g in groups if (band := _column_band(page, left, g, spanning)) is not None]
+
+
 def _column_band(
     page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
 ) -> tuple[float, float] | None:
@@ -788,11 +811,16 @@ def _column_band(
     - the PDF writes the band's left column before its right one (a table
       of two long columns is written row by row, and so read).
     """
-    starts = [r.top for r in right] + [
-        ln.top for ln in spanning if ln.halves is not None and ln.halves[1].x0 > page.width * 0.48
-    ]
     if len(right) < 3:
         return None
+    first = min(r.top for r in right)
+    starts = [first] + [
+        ln.top
+        for ln in spanning
+        if ln.halves is not None
+        and ln.halves[1].x0 > page.width * 0.48
+        and 0 <= first - ln.bottom < 2 * (ln.bottom - ln.top)
+    ]
     top, bottom = min(starts), max(r.bottom for r in right)
 
     def within(side: list[_Line]) -> list[_Line]:
@@ -863,14 +891,19 @@ def _reading_order(page: _Page) -> None:
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
     right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
-    # Lines above and below a band of columns on a page otherwise in one
-    # column are read in order, as they are on such a page.
+    # Lines above, below and between bands of columns on a page otherwise in
+    # one column are read as PDFium gives them, as they are on such a page.
     across: list[_Line] = []
+    bands: list[tuple[float, float]] = []
     if not _in_columns(lines, left, right, spanning):
-        band = _column_band(page, left, right, spanning)
-        if band is None:
+        bands = _column_bands(page, left, right, spanning)
+        if not bands:
             return
-        across = [ln for ln in lines if ln.bottom < band[0] or ln.top > band[1]]
+        across = [
+            ln
+            for ln in lines
+            if not any(top <= ln.bottom and ln.top <= bottom for top, bottom in bands)
+        ]
         left, right, spanning = (
             [ln for ln in side if ln not in across] for side in (left, right, spanning)
         )
@@ -934,13 +967,30 @@ def _reading_order(page: _Page) -> None:
         ln.column = 2
     ordered: list[_Line] = []
     above = -math.inf
-    for divider in [*sorted(spanning + across, key=lambda ln: ln.top), None]:
+    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
         below = divider.top if divider is not None else math.inf
         for side in (left, right):
             ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
         if divider is not None:
             ordered.append(divider)
             above = divider.top
+    if bands:
+        # each band read in its place among the lines around it
+        def band_of(ln: _Line) -> int:
+            return next(
+                k for k, (top, bottom) in enumerate(bands) if top <= ln.bottom and ln.top <= bottom
+            )
+
+        inside = [(band_of(ln), ln) for ln in ordered]
+        placed: set[int] = set()
+        result: list[_Line] = []
+        for ln in lines:
+            if ln in across:
+                result.append(ln)
+            elif (k := band_of(ln)) not in placed:
+                placed.add(k)
+                result += [x for b, x in inside if b == k]
+        ordered = result
     page.lines = ordered
 
 
@@ -1994,7 +2044,8 @@ def outline_of(data: bytes, name: str) -> Outline:
     for n, page in enumerate(pages):
         tail = " ".join(ln.text for ln in pages[n - 1].lines[-8:]) if n else ""
         notes[page.number] = _footnotes(page, cut_body, tail)
-        if not notes[page.number] and n and (found := _endnotes(page, cut_body, pages[:n])):
+        taken = Counter(mark for found in notes.values() for mark, _ in found)
+        if not notes[page.number] and n and (found := _endnotes(page, cut_body, pages[:n], taken)):
             notes[page.number] = found
             endnote_pages.add(page.number)
     _drop_furniture(pages, outline)
@@ -2104,9 +2155,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
-            para[-1].row
-            or para[-1].text.endswith((".", ":", "!", "?"))
-            or _short(para[-1], margins, right)
+            para[-1].row or _ends_sentence(para[-1].text) or _short(para[-1], margins, right)
         ):
             flush()
     flush()
@@ -2126,6 +2175,17 @@ def outline_of(data: bytes, name: str) -> Outline:
 
 # a note's mark: a number, a Roman numeral or a symbol, then its text
 _NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\s+(?=\S)")
+
+
+_SENTENCE_END = re.compile(
+    r"[.:!?]$|(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(?:\d{1,3}|[ivxlc]{1,7}|[*\u2020\u2021\u00a7])$"
+)
+
+
+def _ends_sentence(text: str) -> bool:
+    """Does a line end a sentence: its last character, or a note's mark after
+    it ("...face up.17", "...coins.xxxviii"; not "see rule 2.1")?"""
+    return bool(_SENTENCE_END.search(text))
 
 
 def _cites(mark: str) -> re.Pattern[str]:
@@ -2194,12 +2254,27 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     return [(mark, " ".join(note.split())) for mark, note in notes]
 
 
-def _endnotes(page: _Page, body: float, earlier: list[_Page]) -> list[tuple[str, str]]:
+def _next_mark(mark: str) -> str:
+    """The mark after ``mark`` in its series ("3" -> "4", "xvi" -> "xvii"); ""
+    for a symbol."""
+    if mark.isdigit():
+        return str(int(mark) + 1)
+    for n in range(1, 400):
+        if html.list_number(n, "i") == mark:
+            return html.list_number(n + 1, "i")
+    return ""
+
+
+def _endnotes(
+    page: _Page, body: float, earlier: list[_Page], footnote_marks: Counter[str]
+) -> list[tuple[str, str]]:
     """Take a page of endnotes out of its lines: (mark, text) of each. A word
     processor gathers them at the book's end on a page of their own, in the
     small size of a footnote, each opening with its mark ("i", "1"), under
     at most a heading; every mark must be cited on an earlier page ("the
-    end of the round.i"). Left in, they were table rows of the last rule."""
+    end of the round.i") more often than the book's footnotes use it (a
+    small-print appendix of numbered lines is no endnotes because footnotes
+    cited "1" and "2"). Left in, they were table rows of the last rule."""
     if any(body * 0.85 < ln.size < body * HEADING_SIZE_RATIO for ln in page.lines if not ln.zone):
         return []  # running text (a running header aside): not a page of notes alone
     small = [ln for ln in page.lines if ln.size <= 0.85 * body]
@@ -2208,13 +2283,18 @@ def _endnotes(page: _Page, body: float, earlier: list[_Page]) -> list[tuple[str,
     notes: list[list[str]] = []
     for ln in small:
         m = _NOTE_MARK.match(ln.text)
+        following = _next_mark(notes[-1][0]) if notes else ""
         if m:
             notes.append([m.group(1), ln.text[m.end() :]])
+        elif following and re.match(rf"{re.escape(following)}(?![a-z])", ln.text):
+            # the next mark set tight against its note ("xviiNote 17."), or
+            # one past the marks the pattern knows ("xl")
+            notes.append([following, ln.text[len(following) :].strip()])
         elif notes and not _PAGE_NUMBER.match(ln.text) and not _PAGE_COUNTER.search(ln.text):
             notes[-1][1] += " " + ln.text
     cited_from = " ".join(ln.text for p in earlier for ln in p.lines)
-    if not all(_cites(mark).search(cited_from) for mark, _ in notes):
-        return []
+    if not all(len(_cites(mark).findall(cited_from)) > footnote_marks[mark] for mark, _ in notes):
+        return []  # uncited, or each citation is a footnote's
     gone = {id(ln) for ln in small if not _PAGE_NUMBER.match(ln.text)}
     page.lines = [ln for ln in page.lines if id(ln) not in gone]
     return [(mark, " ".join(note.split())) for mark, note in notes]
@@ -2250,8 +2330,6 @@ def _with_notes(
             if at is not None:
                 b = out[at]
                 out[at] = Block(cited.sub(f"[{mark}]", b.text, count=1), 0, b.page)
-            elif page in endnote_pages:
-                continue  # (``_endnotes`` took only notes cited before their page)
             else:
                 on_page = [i for i, b in enumerate(out) if b.page is not None and b.page <= page]
                 if not on_page:
@@ -2455,7 +2533,7 @@ def _starts_block(
     if ln.row or prev.row:
         return True  # a table row is a block of its own
     if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
-        return prev.text.endswith((".", ":", "!", "?")) or _short(prev, margins, right)
+        return _ends_sentence(prev.text) or _short(prev, margins, right)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
     margin = margins.get(ln.column, ln.x0)
@@ -2472,7 +2550,7 @@ def _starts_block(
         return True
     if (
         leading is not None
-        and prev.text.endswith((".", "!", "?", ":"))
+        and _ends_sentence(prev.text)
         and gap > leading + 0.5 * max(ln.size, prev.size)
     ):
         return True  # (not mid-sentence: a line set lower by an icon in it, a section set wider)
