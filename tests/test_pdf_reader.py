@@ -2007,6 +2007,27 @@ def test_endnotes_are_matched_past_their_footnotes_and_their_marks() -> None:
         assert f"[{mark}] [{mark}] Note {n}. " in text, mark
 
 
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [
+        ("case-fig-3", "Fig.3 the reserve track"),
+        ("case-see-p-12", "p.12 for the list of tokens"),
+        ("case-token-no-5", "No.5 is always placed"),
+        ("case-rules-v-2", "v.2 and later printings"),
+        ("case-steps1", "Steps:1 to 3 of the turn"),
+        ("case-knight-vs-ii", "vs.ii of the Tower table"),
+    ],
+)
+def test_a_reference_ending_a_column_does_not_end_its_sentence(rule: str, text: str) -> None:
+    """A line ending in a note's mark after a sentence's end ends the
+    sentence, but only a mark the book's notes use: a third review found
+    "Fig.3", "p.12", "rules v.2" at a column's foot splitting their sentence
+    in two paragraphs (a book with no notes)."""
+    data = (EDGES / "column-ends-with-reference.pdf").read_bytes()
+    lines = {u.rule_id: u.text.split("\n") for u in parse_file("r.pdf", data, game="x").units}[rule]
+    assert any(text in line for line in lines)
+
+
 def test_a_small_print_appendix_numbered_like_the_footnotes_is_kept() -> None:
     """A last page of small numbered lines ("1 Draw two cards...") under a
     heading, in a book whose footnotes cited "1" to "3": taken for endnotes,

@@ -2072,6 +2072,9 @@ def outline_of(data: bytes, name: str) -> Outline:
         para = []
 
     leading = _leading(pages)
+    # the book's footnote and endnote marks: a line ending in one after a
+    # sentence's end ends that sentence ("...face up.3"; not "see p.12")
+    marks = frozenset(mark for found in notes.values() for mark, _ in found)
     first_heading_page = 0
     cover: list[_Line] = []
     kept: _Line | None = None  # the last line kept as text (since the last heading)
@@ -2146,7 +2149,7 @@ def outline_of(data: bytes, name: str) -> Outline:
             else:
                 table_head = ln if ln.row else None
             if para and (
-                _starts_block(para[-1], ln, margins, right, leading)
+                _starts_block(para[-1], ln, margins, right, leading, marks)
                 or _leaves_list(para, ln, margins)
             ):
                 flush()
@@ -2155,7 +2158,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
-            para[-1].row or _ends_sentence(para[-1].text) or _short(para[-1], margins, right)
+            para[-1].row or _ends_sentence(para[-1].text, marks) or _short(para[-1], margins, right)
         ):
             flush()
     flush()
@@ -2177,15 +2180,17 @@ def outline_of(data: bytes, name: str) -> Outline:
 _NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\s+(?=\S)")
 
 
-_SENTENCE_END = re.compile(
-    r"[.:!?]$|(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(?:\d{1,3}|[ivxlc]{1,7}|[*\u2020\u2021\u00a7])$"
-)
+_MARK_AFTER_SENTENCE = re.compile(r"(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(\S{1,7})$")
 
 
-def _ends_sentence(text: str) -> bool:
-    """Does a line end a sentence: its last character, or a note's mark after
-    it ("...face up.17", "...coins.xxxviii"; not "see rule 2.1")?"""
-    return bool(_SENTENCE_END.search(text))
+def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:
+    """Does a line end a sentence: its last character, or one of the book's
+    note marks (``marks``) after it ("...face up.17", "...coins.xxxviii";
+    not "see p.12", "Fig.3", "rules v.2", a mark no note has)?"""
+    if text.endswith((".", ":", "!", "?")):
+        return True
+    m = _MARK_AFTER_SENTENCE.search(text)
+    return bool(m and m.group(1) in marks)
 
 
 def _cites(mark: str) -> re.Pattern[str]:
@@ -2522,6 +2527,7 @@ def _starts_block(
     margins: dict[int, float],
     right: dict[int, float],
     leading: float | None = None,
+    marks: frozenset[str] = frozenset(),
 ) -> bool:
     """Does ``ln`` start a new paragraph, list item or row after ``prev``?
     ``leading`` is the book's usual gap between lines (``_leading``): a word
@@ -2533,7 +2539,7 @@ def _starts_block(
     if ln.row or prev.row:
         return True  # a table row is a block of its own
     if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
-        return _ends_sentence(prev.text) or _short(prev, margins, right)
+        return _ends_sentence(prev.text, marks) or _short(prev, margins, right)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
     margin = margins.get(ln.column, ln.x0)
@@ -2550,7 +2556,7 @@ def _starts_block(
         return True
     if (
         leading is not None
-        and _ends_sentence(prev.text)
+        and _ends_sentence(prev.text, marks)
         and gap > leading + 0.5 * max(ln.size, prev.size)
     ):
         return True  # (not mid-sentence: a line set lower by an icon in it, a section set wider)
