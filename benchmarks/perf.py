@@ -468,8 +468,9 @@ def markdown_ingest(base: RulesService, root: Path) -> dict[str, Any]:
 
     folder = root / "markdown-1mb"
     files = sorted(folder.glob("*.md")) or write_markdown_corpus(base.index().units, folder)
+    # a name of its own: the library refuses a second, different chapter-00.md
     extra = write_markdown_corpus(
-        base.index().units, root / "markdown-extra", files=1, size=20_000, seed=99
+        base.index().units, root / "markdown-extra", files=1, size=20_000, seed=99, stem="added"
     )
     data = root / "data-markdown"
     fresh_data_dir(data, base.settings.model_cache_dir)

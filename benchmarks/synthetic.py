@@ -64,9 +64,16 @@ def _mangle(sentence: str, vocab: list[str], rng: random.Random) -> str:
 
 
 def write_markdown_corpus(
-    units: list[RuleUnit], folder: Path, *, files: int = 50, size: int = 1_000_000, seed: int = 11
+    units: list[RuleUnit],
+    folder: Path,
+    *,
+    files: int = 50,
+    size: int = 1_000_000,
+    seed: int = 11,
+    stem: str = "chapter",
 ) -> list[Path]:
-    """A Markdown rulebook set of ``files`` files and about ``size`` bytes.
+    """A Markdown rulebook set of ``files`` files and about ``size`` bytes,
+    named ``{stem}-00.md`` on.
 
     Shaped like a wiki-style rules repository: each file one chapter (``#``),
     sections (``##``) and rules (``###``, some with ``####`` sub-rules), about
@@ -106,7 +113,7 @@ def write_markdown_corpus(
                     lines += [f"**{name()}:** {para(1)}", ""]
                 if rng.random() < 0.25:
                     lines += [f"#### {name()}", "", para(2), ""]
-        path = folder / f"chapter-{f:02d}.md"
+        path = folder / f"{stem}-{f:02d}.md"
         path.write_text("\n".join(lines), encoding="utf-8")
         out.append(path)
     return out
