@@ -1800,6 +1800,21 @@ def _edge_lines(name: str) -> list[str]:
     ]
 
 
+def _edge_units(name: str) -> dict[str, str]:
+    """Each unit's text, its lines run together (what is read, not how it
+    is broken into paragraphs)."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    return {
+        u.rule_id: " ".join(u.text.split()) for u in parse_file(f"{name}.pdf", data, game="x").units
+    }
+
+
+def _edge_rule_lines(name: str) -> dict[str, list[str]]:
+    """Each unit's lines (its paragraphs, rows and notes)."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    return {u.rule_id: u.text.split("\n") for u in parse_file(f"{name}.pdf", data, game="x").units}
+
+
 @pytest.mark.parametrize(
     ("name", "line"),
     [
@@ -1960,12 +1975,7 @@ def test_the_text_after_a_footnote_mark_goes_on_in_its_paragraph() -> None:
     public information."): PDFium breaks the line after the raised mark, and
     the rest of the line, a space after it, began a paragraph of its own, so
     the note went between two halves of one paragraph."""
-    lines = {
-        u.rule_id: u.text.split("\n")
-        for u in parse_file(
-            "n.pdf", (EDGES / "libreoffice-footnotes.pdf").read_bytes(), game="x"
-        ).units
-    }["1.3"]
+    lines = _edge_rule_lines("libreoffice-footnotes")["1.3"]
     assert lines[0].endswith("end of their turn.[3] Gold is public information.")
     assert lines[1].startswith("[3] This limit exists")
 
@@ -2023,8 +2033,7 @@ def test_a_reference_ending_a_column_does_not_end_its_sentence(rule: str, text: 
     sentence, but only a mark the book's notes use: a third review found
     "Fig.3", "p.12", "rules v.2" at a column's foot splitting their sentence
     in two paragraphs (a book with no notes)."""
-    data = (EDGES / "column-ends-with-reference.pdf").read_bytes()
-    lines = {u.rule_id: u.text.split("\n") for u in parse_file("r.pdf", data, game="x").units}[rule]
+    lines = _edge_rule_lines("column-ends-with-reference")[rule]
     assert any(text in line for line in lines)
 
 
@@ -2044,12 +2053,7 @@ def test_a_box_beside_a_paragraph_over_a_band_of_columns_stays_out_of_it() -> No
     section in two columns: the box's lines started the band of columns and
     were read in between the paragraph's lines, mid-sentence. The band is the
     two-column section alone (its paragraphs whole), the paragraph whole."""
-    lines = {
-        u.rule_id: u.text.split("\n")
-        for u in parse_file(
-            "s.pdf", (EDGES / "sidebar-over-columns.pdf").read_bytes(), game="x"
-        ).units
-    }["markets"]
+    lines = _edge_rule_lines("sidebar-over-columns")["markets"]
     assert not any(ln.startswith(("Sidebar", "Wood", "Stone", "Gold")) for ln in lines)
     assert (
         "When the deck runs out, shuffle the discard pile to form a new deck. If the discard "
@@ -2073,15 +2077,6 @@ def test_small_print_on_a_last_page_that_nothing_cites_is_no_endnotes() -> None:
         b.drawn.append((b.page, line))
         b.y -= 10
     assert "The unit flees the table." in unit(read_pdf(b.pdf()), "rout-table").text
-
-
-def _edge_units(name: str) -> dict[str, str]:
-    """Each unit's text, its lines run together (what is read, not how it
-    is broken into paragraphs)."""
-    data = (EDGES / f"{name}.pdf").read_bytes()
-    return {
-        u.rule_id: " ".join(u.text.split()) for u in parse_file(f"{name}.pdf", data, game="x").units
-    }
 
 
 def test_a_book_in_columns_reads_in_order_to_its_last_page() -> None:
