@@ -774,7 +774,9 @@ def test_opendocument_headings_made_by_hand_are_read_by_their_type() -> None:
 
 def test_opendocument_list_numbers_are_the_ones_writer_shows() -> None:
     """A list continued after a paragraph goes on counting; one that starts at 7
-    starts at 7; a list in letters or Roman numerals reads so (all read 1., 2.)."""
+    starts at 7; a list in letters or Roman numerals reads so (all read 1., 2.),
+    with the label Writer sets around the number ("a)", "(i)": they read "a.",
+    "i.", unlike the book and its PDF)."""
     continued = _odt_units("writer-lists-continued.odt").units[0].text.split("\n")
     assert continued[1:8] == [
         "1. STEPA draw",
@@ -787,10 +789,10 @@ def test_opendocument_list_numbers_are_the_ones_writer_shows() -> None:
     ]
     labels = _odt_units("writer-list-labels.odt").units[0].text.split("\n")
     assert labels[1:5] == [
-        "a. LETTER first",
-        "  i. ROMAN sub one",
-        "  ii. ROMAN sub two",
-        "b. LETTER second",
+        "a) LETTER first",
+        "  (i) ROMAN sub one",
+        "  (ii) ROMAN sub two",
+        "b) LETTER second",
     ]
 
 

@@ -886,9 +886,14 @@ class _Walker:
         ordered = el.name == "ol"
         number = _html_int(el.get("start"), 1)
         kind = str(el.get("type") or "1")
+        # what goes around the number: a browser's ".", or the label a word
+        # processor's list style sets (the OpenDocument reader passes it on)
+        prefix, suffix = str(el.get("data-prefix") or ""), el.get("data-suffix")
+        suffix = "." if suffix is None else str(suffix)
         for li in el.find_all("li", recursive=False):
             number = _html_int(li.get("value"), number) if ordered else number
-            marker = "  " * depth + (f"{list_number(number, kind)}. " if ordered else "- ")
+            label = f"{prefix}{list_number(number, kind)}{suffix}"
+            marker = "  " * depth + (f"{label} " if ordered else "- ")
             number += 1
             nested = [n.extract() for n in li.find_all(["ul", "ol", "dl"], recursive=False)]
             text = _text(li)

@@ -242,8 +242,12 @@ def _converter(lists: dict[str, Levels]) -> Any:
             )
             level = self.tagstack.count_tags(tag) + 1
             tag_name = self.listtypes.get(f"{str(name).replace('.', '_')}_{level}", "ul")
-            fmt = lists.get(str(name), {}).get(level, ("1",))[0]
-            self.opentag(tag_name, {"type": fmt} if tag_name == "ol" else {})
+            style = lists.get(str(name), {}).get(level)
+            attrs = {"type": style[0] if style else "1"}
+            if style:
+                # the label as Writer shows it: "a)", "(i)", not "a.", "i."
+                attrs |= {"data-prefix": style[1], "data-suffix": style[2]}
+            self.opentag(tag_name, attrs if tag_name == "ol" else {})
             self.purgedata()
 
         def s_text_list_item(self, tag: Any, attrs: Any) -> None:
