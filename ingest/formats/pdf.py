@@ -23,8 +23,9 @@ PDFium gives every character with its font size, weight and box. From those:
    lines, not one. Lines across the page keep margins of their own, apart
    from the left column's. Frames a word processor writes after the page's
    text (captions, text boxes) go before the paragraph at or below where
-   they sit, and text wrapped beside a frame or an image is measured
-   against the margin it wraps at, not the page's (``_place_floats``).
+   they sit (``_place_floats``), and text wrapped beside a frame or an image
+   is measured against the margin it wraps at, not the page's
+   (``_wrapped_beside_frames``).
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -177,7 +178,9 @@ class _Line:
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
     edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
-    wraps_at: float = 0.0  # the right margin of text set beside a frame (``_place_floats``)
+    wraps_at: float = (
+        0.0  # the right margin of text set beside a frame (``_wrapped_beside_frames``)
+    )
     # A line of two short runs either side of the middle: the two lines it
     # is if the page is set in columns (see ``_reading_order``)
     halves: tuple[_Line, _Line] | None = None
@@ -880,9 +883,10 @@ def _reading_order(page: _Page) -> None:
     below; so does a short heading set across both (the right column empty
     beside it, with text above and below). Rows of a table (three or more
     cells) do not count against the page being set in columns. A page mostly
-    in one column may hold a band of columns (``_column_band``): the lines
-    above and below it are read in order, each a divider; and two headings
-    that PDFium gives as one line, one atop each column, are two.
+    in one column may hold bands of columns (``_column_bands``): each is
+    read in columns in its place, the lines around it in PDFium's order; and
+    two headings that PDFium gives as one line, one atop each column, are
+    two.
     """
     lines = page.lines
     if len(lines) < 8:
