@@ -2037,6 +2037,32 @@ def test_a_reference_ending_a_column_does_not_end_its_sentence(rule: str, text: 
     assert any(text in line for line in lines)
 
 
+def test_a_mark_raised_against_its_word_cites_its_note() -> None:
+    """A footnote anchored after a word, with no punctuation before its mark
+    ("a hand1 of five cards"): nothing cited the note, so it went after the
+    next paragraph that cited a "1" (an endnote's), and the page of endnotes
+    stayed table rows. The raised mark cites it now, and the endnotes page is
+    read as one."""
+    lines = _edge_rule_lines("footnote-after-a-word")["trading"]
+    at = next(k for k, line in enumerate(lines) if "a hand[1] of five cards" in line)
+    assert lines[at + 1] == "[1] A hand is the cards you hold."
+    assert lines[at + 2].endswith("any number of cards or coins.[1]")
+    assert lines[at + 3] == "[1] Trading rules changed in the second edition."
+    assert not any(
+        "|" in line for rule in _edge_rule_lines("footnote-after-a-word").values() for line in rule
+    )
+
+
+def test_a_raised_digit_after_a_letter_is_no_note_where_one_cites_it_after_punctuation() -> None:
+    """An exponent ("x2 + 3") is raised against its letter as a mark is: the
+    note "2" goes where a mark after a sentence's end cites it, and the
+    exponent reads as printed."""
+    lines = _edge_rule_lines("superscripts")["scoring"]
+    assert any("blast is x2 + 3" in line for line in lines)
+    at = lines.index("[2] This is the passing rule.")
+    assert lines[at - 1].endswith("as a matter of fact.[2]")
+
+
 def test_a_small_print_appendix_numbered_like_the_footnotes_is_kept() -> None:
     """A last page of small numbered lines ("1 Draw two cards...") under a
     heading, in a book whose footnotes cited "1" to "3": taken for endnotes,

@@ -129,6 +129,10 @@ EDGE_ZONE = 0.15  # how far in a page's outermost line may still be its header o
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
 _MAX_CELL_LINES = 8  # a table cell's lines a PDF may write before the next cell of its row
+# Set before a digit or a note symbol raised and smaller against the letter
+# before it: a note's mark ("hand1"), which ``_cites`` may take for one.
+RAISED_MARK = "\u2063"  # INVISIBLE SEPARATOR, never in a rulebook's text
+_MARK_SYMBOLS = "*\u2020\u2021\u00a7"
 BREAK_GAP = 0.6  # ems: PDFium's line break before a character this close on its baseline is none
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
 # a list item's marker alone: a bullet, "2.", "b)", "(iv)", "iii."
@@ -411,6 +415,17 @@ def _page_lines(page: Any, number: int) -> _Page:
             or (abs(box[4] - prev[7]) > max(size, prev[1]) * 0.2 and box[0] < prev[3] - size)
         ):
             close_line()
+        if (
+            prev is not None
+            and prev[0].isalpha()
+            and (ch.isdigit() or ch in _MARK_SYMBOLS)
+            and size <= 0.8 * prev[1]
+            and box[4] - prev[7] >= 0.2 * prev[1]
+        ):
+            # A note's mark raised against the word it follows ("hand1 of
+            # five"): marked, so it can cite its note without the closing
+            # punctuation a mark in plain text needs (``_cites``)
+            chars.append((RAISED_MARK, size, weight, *box))
         chars.append((ch, size, weight, *box))
     close_line()
     tp.close()
@@ -2176,7 +2191,13 @@ def outline_of(data: bytes, name: str) -> Outline:
             blocks[:0] = [Block(" ".join(ln.text for ln in cover), 0, 1)]
         else:
             outline.dropped["cover lines"] += len(cover)
-    outline.blocks = nest_by_number(_with_notes(blocks, notes, endnote_pages))
+    outline.blocks = nest_by_number(
+        # a raised mark no note claimed is read as printed ("x2")
+        [
+            dataclasses.replace(b, text=b.text.replace(RAISED_MARK, ""))
+            for b in _with_notes(blocks, notes, endnote_pages)
+        ]
+    )
     return outline
 
 
@@ -2199,9 +2220,14 @@ def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:
 
 def _cites(mark: str) -> re.Pattern[str]:
     """A footnote's mark as text cites it: set after a word's closing
-    punctuation ("used.1", "victory,ii"), not inside a number or a word
-    ("D6", "x1", "2.1")."""
-    return re.compile(rf"(?<=[^\d\s][.,;:!?)\"'\u2019\u201d]){re.escape(mark)}(?=[\s)]|$)")
+    punctuation ("used.1", "victory,ii"), or raised against a word of two
+    letters or more (``RAISED_MARK``: "hand1 of"; after one letter it is an
+    exponent, "x2 + 3"), not inside a number or a word ("D6", "x1", "2.1")."""
+    mark = re.escape(mark)
+    return re.compile(
+        rf"(?<=[^\d\s][.,;:!?)\"'\u2019\u201d]){mark}(?=[\s)]|$)"
+        rf"|(?<=[^\W\d_]{{2}}){RAISED_MARK}{mark}(?!\d)"
+    )
 
 
 def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, str]]:
