@@ -2059,6 +2059,10 @@ def test_a_raised_digit_after_a_letter_is_no_note_where_one_cites_it_after_punct
     exponent reads as printed."""
     lines = _edge_rule_lines("superscripts")["scoring"]
     assert any("blast is x2 + 3" in line for line in lines)
+    # the reader's own marker for a raised mark is in no rule's text or title
+    for name in ("superscripts", "footnote-after-a-word"):
+        units = parse_file("s.pdf", (EDGES / f"{name}.pdf").read_bytes(), game="x").units
+        assert not any("\u2063" in u.text + u.title for u in units)
     at = lines.index("[2] This is the passing rule.")
     assert lines[at - 1].endswith("as a matter of fact.[2]")
 

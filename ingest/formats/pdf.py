@@ -2078,7 +2078,8 @@ def outline_of(data: bytes, name: str) -> Outline:
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
     if on_cover:
-        outline.title = tidy_title(max(on_cover, key=lambda ln: ln.size).text)
+        title_line = max(on_cover, key=lambda ln: ln.size).text
+        outline.title = tidy_title(title_line.replace(RAISED_MARK, ""))
     outline.title = outline.title or title
 
     blocks: list[Block] = []
