@@ -1075,7 +1075,7 @@ def _place_floats(page: _Page) -> None:
                 for k in range(1, len(flow))
                 if flow[k].top >= block[0].top
                 and flow[k].top - flow[k - 1].top > 1.3 * pitch
-                and flow[k - 1].text.endswith((".", "!", "?", ":"))
+                and _ends_sentence(flow[k - 1].text)
             ),
             None,
         )
@@ -2063,8 +2063,10 @@ def outline_of(data: bytes, name: str) -> Outline:
     for n, page in enumerate(pages):
         tail = " ".join(ln.text for ln in pages[n - 1].lines[-8:]) if n else ""
         notes[page.number] = _footnotes(page, cut_body, tail)
+        if notes[page.number] or not n:
+            continue
         taken = Counter(mark for found in notes.values() for mark, _ in found)
-        if not notes[page.number] and n and (found := _endnotes(page, cut_body, pages[:n], taken)):
+        if found := _endnotes(page, cut_body, pages[:n], taken):
             notes[page.number] = found
             endnote_pages.add(page.number)
     _drop_furniture(pages, outline)
