@@ -966,8 +966,9 @@ def test_a_heading_followed_by_smaller_text_on_its_line_is_still_a_heading() -> 
     assert unit(result, "spirits").text == (
         "[Edit | History]\nSpirits follow the rules of this chapter, whatever the scenario says.2"
     )
+    # the raised mark (no note claims it) stays raised, not run into the "2"
     assert unit(result, "lanterns").text.endswith(
-        "\nLanterns follow the rules of this chapter, whatever the scenario says.23"
+        "\nLanterns follow the rules of this chapter, whatever the scenario says.2\u00b3"
     )
 
 
@@ -2235,3 +2236,36 @@ def test_a_word_processors_centred_table_headers_keep_their_columns() -> None:
         if a.rule_id != "terrain":  # merged cells: not read as the document has them
             assert _as_read(a) == _as_read(b), a.rule_id
     assert "Position | Hit modifier | Sees over" in {u.rule_id: u for u in pdf.units}["1.1"].text
+
+
+def test_a_note_mark_raised_against_a_number_is_not_read_into_it() -> None:
+    """A footnote anchored after a number ("a range of 24 inches", the mark
+    raised after "24"): the mark was read into the number ("241 inches", a
+    wrong range), and the notes were left as table rows at the end of the
+    last rule. A raised digit after a number no note claims is an exponent,
+    kept raised ("10³", not "103")."""
+    lines = _edge_rule_lines("number-marks")
+    assert lines["shooting"][:2] == [
+        "A rifle has a range of 24[1] inches and fires two shots each turn. A pistol has a "
+        "range of 8 inches and fires once.",
+        "[1] Long rifles add 6 inches to this range.",
+    ]
+    assert lines["blasts"][0].startswith(
+        "A blast template covers an area of 10\u00b3 square inches"
+    )
+    assert lines["blasts"][0].endswith("so a model within 2[2] squares of that point is hit.")
+    assert lines["blasts"][1] == "[2] Count squares diagonally as one."
+    # an exponent is read as one where a note of its number is cited after a word
+    assert any("A board of 10\u00b2 squares" in line for line in _edge_lines("superscripts"))
+
+
+@pytest.mark.parametrize("name", ["number-marks", "superscripts", "two-column-table"])
+def test_a_short_books_page_numbers_are_dropped(name: str) -> None:
+    """A book of one or two pages has too few pages for its page numbers to
+    repeat, so each was left at the end of its page's last rule ("... on
+    2D6." then "1"). A bare number at the page's edge that is each page's
+    own place is its number."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    result = parse_file(f"{name}.pdf", data, game="x")
+    assert not any(line.strip().isdigit() for u in result.units for line in u.text.split("\n"))
+    assert result.dropped["page numbers"] >= 1

@@ -417,14 +417,16 @@ def _page_lines(page: Any, number: int) -> _Page:
             close_line()
         if (
             prev is not None
-            and prev[0].isalpha()
+            and (prev[0].isalpha() or (prev[0].isdigit() and ch.isdigit()))
             and (ch.isdigit() or ch in _MARK_SYMBOLS)
             and size <= 0.8 * prev[1]
             and box[4] - prev[7] >= 0.2 * prev[1]
         ):
             # A note's mark raised against the word it follows ("hand1 of
             # five"): marked, so it can cite its note without the closing
-            # punctuation a mark in plain text needs (``_cites``)
+            # punctuation a mark in plain text needs (``_cites``). After a
+            # number too ("a range of 24 1 inches"): unmarked, it was read
+            # into the number ("241 inches").
             chars.append((RAISED_MARK, size, weight, *box))
         chars.append((ch, size, weight, *box))
     close_line()
@@ -1797,11 +1799,13 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         if ln.edge and _PAGE_NUMBER.match(ln.text) and (m := re.search(r"\d+", ln.text))
     }
     common = Counter(offsets.values()).most_common(1)
-    counting = {
-        i
-        for i, offset in offsets.items()
-        if common and offset == common[0][0] and common[0][1] >= max(3, 0.5 * len(offsets))
-    }
+    # In a book of one or two pages the number must be each page's own
+    # place: nothing else repeats to tell it from a last line of text.
+    counts = bool(common) and (
+        common[0][1] >= max(3, 0.5 * len(offsets))
+        or (len(pages) < 3 and common[0] == (0, len(pages)))
+    )
+    counting = {i for i, offset in offsets.items() if counts and offset == common[0][0]}
     for page in pages:
         seen.update({key_of(ln) for ln in page.lines if ln.zone})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
@@ -2195,9 +2199,8 @@ def outline_of(data: bytes, name: str) -> Outline:
         else:
             outline.dropped["cover lines"] += len(cover)
     outline.blocks = nest_by_number(
-        # a raised mark no note claimed is read as printed ("x2")
         [
-            dataclasses.replace(b, text=b.text.replace(RAISED_MARK, ""))
+            dataclasses.replace(b, text=_unclaimed_marks(b.text))
             for b in _with_notes(blocks, notes, endnote_pages)
         ]
     )
@@ -2221,15 +2224,33 @@ def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:
     return bool(m and m.group(1) in marks)
 
 
-def _cites(mark: str) -> re.Pattern[str]:
+_RAISED_AFTER_DIGIT = re.compile(rf"(?<=\d){RAISED_MARK}(\d+)")
+_SUPERSCRIPT = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def _unclaimed_marks(text: str) -> str:
+    """``text`` with the raised marks no note claimed read as printed: after a
+    letter as a plain digit ("x2 + 3"), after a number as a superscript
+    ("3\u00b2 squares"), which does not run it into the number ("32")."""
+    text = _RAISED_AFTER_DIGIT.sub(lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    return text.replace(RAISED_MARK, "")
+
+
+def _cites(mark: str, *, after_number: bool = True) -> re.Pattern[str]:
     """A footnote's mark as text cites it: set after a word's closing
     punctuation ("used.1", "victory,ii"), or raised against a word of two
     letters or more (``RAISED_MARK``: "hand1 of"; after one letter it is an
-    exponent, "x2 + 3"), not inside a number or a word ("D6", "x1", "2.1")."""
+    exponent, "x2 + 3"), not inside a number or a word ("D6", "x1", "2.1").
+    With ``after_number``, raised against a number too ("a range of 24 1
+    inches"), which may be an exponent ("10 2 squares"): the weaker reading,
+    tried after the others."""
     mark = re.escape(mark)
+    raised = r"(?:(?<=[^\W\d_]{2})|(?<=\d))" if after_number else r"(?<=[^\W\d_]{2})"
     return re.compile(
         rf"(?<=[^\d\s][.,;:!?)\"'\u2019\u201d]){mark}(?=[\s)]|$)"
-        rf"|(?<=[^\W\d_]{{2}}){RAISED_MARK}{mark}(?!\d)"
+        rf"|{raised}{RAISED_MARK}{mark}(?!\d)"
     )
 
 
@@ -2355,15 +2376,17 @@ def _with_notes(
         # an endnote's on any page before its own
         where = [tuple(range(1, page))] if page in endnote_pages else [(page,), (page - 1,)]
         for mark, text in found:
-            cited = _cites(mark)
-            at = next(
+            # a mark raised against a number only where no word's mark cites it
+            readings = (_cites(mark, after_number=False), _cites(mark))
+            cited, at = next(
                 (
-                    i
+                    (reading, i)
+                    for reading in readings
                     for pages_ in where
                     for i, b in enumerate(out)
-                    if not b.level and b.page in pages_ and cited.search(b.text)
+                    if not b.level and b.page in pages_ and reading.search(b.text)
                 ),
-                None,
+                (readings[0], None),
             )
             if at is not None:
                 b = out[at]
