@@ -2269,3 +2269,34 @@ def test_a_short_books_page_numbers_are_dropped(name: str) -> None:
     result = parse_file(f"{name}.pdf", data, game="x")
     assert not any(line.strip().isdigit() for u in result.units for line in u.text.split("\n"))
     assert result.dropped["page numbers"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("name", "section"), [("typst-footnotes", "1.1"), ("weasyprint-footnotes", "4.2")]
+)
+def test_footnotes_as_typst_and_weasyprint_set_them_go_with_their_rule(
+    name: str, section: str
+) -> None:
+    """Typst sets a note's mark raised against its text ("1Range is...") and
+    its notes at exactly 0.85 of the body's size (a float a hair over the
+    small-print line), with the mark indented and the next line at the
+    margin; WeasyPrint sets the mark as "1." ("1. Range is"). Neither was
+    read as a note, so both notes went to the last rule on the page. Typst
+    also raises the mark in the text higher than the reader allowed, so the
+    line broke there ("range.1" / "Roll a number")."""
+    lines = {
+        rule: [line.replace("\u2019", "'") for line in text]
+        for rule, text in _edge_rule_lines(name).items()
+    }
+    assert lines["shooting"] == [
+        "To shoot, choose one ranged weapon carried by the model and one visible enemy model "
+        "within that weapon's range.[1] Roll a number of D6 equal to the weapon's Attacks "
+        "value. Every die that equals or exceeds the weapon's Hit value scores a hit.",
+        "[1] Range is always measured from the closest point of the shooter's base to the "
+        "closest point of the target's base, never from the weapon itself.",
+    ]
+    assert lines[section][-1] == "[2] A roll of 6 always hits."
+    assert lines["close-combat"] == [
+        "Models in base contact with an enemy are engaged. An engaged model cannot perform a "
+        "Shoot action, and it can only leave combat by retreating."
+    ]

@@ -392,7 +392,9 @@ def _page_lines(page: Any, number: int) -> _Page:
             # footnote's mark goes on a space after it ("turn.3 Gold is").
             raised = (
                 0.5 * em <= min(size, prev[1]) <= 0.9 * em  # not a drop cap
-                and abs(box[4] - prev[7]) <= 0.45 * em
+                # raised up to 0.6 em (Typst sets a footnote's mark so); a
+                # new line is at least a line's spacing, about 1.2 em, away
+                and abs(box[4] - prev[7]) <= 0.6 * em
                 and -0.3 * em <= gap <= (BREAK_GAP if prev[1] < size else 0.3) * em
                 if prev is not None
                 else False
@@ -415,6 +417,18 @@ def _page_lines(page: Any, number: int) -> _Page:
             or (abs(box[4] - prev[7]) > max(size, prev[1]) * 0.2 and box[0] < prev[3] - size)
         ):
             close_line()
+        if (
+            prev is not None
+            and all(c[0] == " " or c is prev for c in chars)
+            and (prev[0].isdigit() or prev[0] in _MARK_SYMBOLS)
+            and prev[1] <= 0.8 * size
+            and prev[7] - box[4] >= 0.2 * size
+            and ch.isalpha()
+        ):
+            # A note's own mark raised before its text at the head of the
+            # line ("1Range is always measured"): set apart, as a mark on
+            # the baseline is, so the note is known by it (``_NOTE_MARK``)
+            chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:]))
         if (
             prev is not None
             and (prev[0].isalpha() or (prev[0].isdigit() and ch.isdigit()))
@@ -2208,7 +2222,7 @@ def outline_of(data: bytes, name: str) -> Outline:
 
 
 # a note's mark: a number, a Roman numeral or a symbol, then its text
-_NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\s+(?=\S)")
+_NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\.?\s+(?=\S)")
 
 
 _MARK_AFTER_SENTENCE = re.compile(r"(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(\S{1,7})$")
@@ -2254,6 +2268,12 @@ def _cites(mark: str, *, after_number: bool = True) -> re.Pattern[str]:
     )
 
 
+def _small_print(ln: _Line, body: float) -> bool:
+    """Set in a note's size: at most 0.85 of the body's (Typst's notes are
+    exactly that, 8.925 against 10.5, which a float can put a hair over)."""
+    return ln.size <= 0.85 * body + 0.01
+
+
 def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, str]]:
     """Take the page's footnotes out of its lines: (mark, text) of each. A
     footnote is set below the page's text in a smaller size, each opening
@@ -2268,12 +2288,13 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     def furniture(ln: _Line) -> bool:
         return bool(_PAGE_NUMBER.match(ln.text) or _PAGE_COUNTER.search(ln.text))
 
-    text = [ln for ln in page.lines if ln.size > 0.85 * body and not furniture(ln)]
+    text = [ln for ln in page.lines if not _small_print(ln, body) and not furniture(ln)]
     if not text:
         return []
     floor = max(ln.bottom for ln in text)
+    margin = min(ln.x0 for ln in text)
     below = sorted(
-        (ln for ln in page.lines if ln.size <= 0.85 * body and ln.top > floor),
+        (ln for ln in page.lines if _small_print(ln, body) and ln.top > floor),
         key=lambda ln: (round(ln.top), ln.x0),
     )
     # a line per baseline, a mark set apart joined to its text
@@ -2291,7 +2312,9 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
         m = _NOTE_MARK.match(line)
         if m and (notes or not taken):
             notes.append([m.group(1), line[m.end() :]])
-            left = row[0].x0
+            # its next lines from under the mark, or out to the text's margin
+            # where the mark is indented as a paragraph (Typst, LaTeX)
+            left = min(row[0].x0, margin)
         elif (
             notes
             and not furniture(row[0])
@@ -2336,7 +2359,7 @@ def _endnotes(
     cited "1" and "2"). Left in, they were table rows of the last rule."""
     if any(body * 0.85 < ln.size < body * HEADING_SIZE_RATIO for ln in page.lines if not ln.zone):
         return []  # running text (a running header aside): not a page of notes alone
-    small = [ln for ln in page.lines if ln.size <= 0.85 * body]
+    small = [ln for ln in page.lines if _small_print(ln, body)]
     if not small or not _NOTE_MARK.match(small[0].text):
         return []
     notes: list[list[str]] = []
