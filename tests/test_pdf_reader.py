@@ -2300,3 +2300,17 @@ def test_footnotes_as_typst_and_weasyprint_set_them_go_with_their_rule(
         "Models in base contact with an enemy are engaged. An engaged model cannot perform a "
         "Shoot action, and it can only leave combat by retreating."
     ]
+
+
+def test_a_bold_numbered_line_at_the_margin_is_a_heading_not_a_list_item() -> None:
+    """groff's numbered headings ("1. Introduction", bold, in the text's
+    size, alone on their line) read as list items, so each chapter's text went
+    into the rule before it; a list's items, in plain type, stay items."""
+    data = (EDGES / "groff-headings.pdf").read_bytes()
+    units = parse_file("groff-headings.pdf", data, game="x").units
+    assert [u.title for u in units] == ["Introduction", "The Turn", "Initiative", "Movement"]
+    assert units[-1].text.split("\n") == [
+        "A model may move up to its Move value in inches.",
+        "1. Measure from the front of the base.",
+        "2. Never move through another model.",
+    ]

@@ -155,6 +155,7 @@ _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft 
 # "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
 # bold, whose value has a number (see ``_in_profile``)
 _STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
+_NUMBERED_TITLE = re.compile(r"^\d{1,2}\.\s+[A-Z]")
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
 # top, baseline); a space is (" ", 0.0, 0, box...).
@@ -2024,9 +2025,19 @@ def _is_heading(
         # set larger than the text: a heading even when it reads like a list
         # item ("4. Flight", "5. Breath Weapons"); a list item is text-sized
         return True
+    at_margin = _at_margin(ln, margins)
+    if (
+        ln.bold
+        and at_margin
+        and ln.size >= body * BOLD_HEADING_SIZE
+        and _NUMBERED_TITLE.match(text)
+    ):
+        # a whole line in bold at the margin, "1. Introduction": groff's and
+        # a word processor's numbered headings; a list item's bold is its
+        # lead-in, with the item's text after it on the line
+        return True
     if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
         return False
-    at_margin = _at_margin(ln, margins)
     if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
     return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
