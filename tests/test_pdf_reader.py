@@ -2314,3 +2314,27 @@ def test_a_bold_numbered_line_at_the_margin_is_a_heading_not_a_list_item() -> No
         "1. Measure from the front of the base.",
         "2. Never move through another model.",
     ]
+
+
+@pytest.mark.parametrize("name", ["weasyprint-columns", "weasyprint-column-band"])
+def test_a_section_in_columns_whose_left_column_runs_longer_is_read_in_columns(
+    name: str,
+) -> None:
+    """A section set in two columns (CSS columns) between text across the
+    page, its left column a line longer than its right, then a bold heading
+    ("Example of Play", 1.19 times the text) and text across the page. On a
+    page mostly in columns the heading was read inside the left column, so
+    the right column's text went under it; on a page mostly across, the left
+    column's last line ended the band early, so no band was found and each
+    left-column line was a paragraph, its hyphens ("ac-" / "tion") left in."""
+    units = _edge_units(name)
+    assert units["5.1"] == (
+        "Roll a number of D6 equal to the weapon's Attacks value; each roll of 4+ is a hit. "
+        "The defender then rolls one D6 for each hit, and every 5+ cancels one hit. Each "
+        "remaining hit inflicts the weapon's Damage. A model that charged this round adds 1 to "
+        "each of its attack rolls."
+    )
+    assert units["close-combat"].startswith("Models in base contact with an enemy are engaged.")
+    assert "cannot perform a Shoot action, and" in units["close-combat"]
+    assert units["close-combat/example-of-play"].startswith("Mara's scout is 9 inches away")
+    assert len(_edge_rule_lines(name)["close-combat"]) == 1  # one paragraph

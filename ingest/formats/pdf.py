@@ -878,6 +878,11 @@ def _column_band(
         return None
     size = statistics.median(ln.size for ln in page.lines)
     by_top = sorted(page.lines, key=lambda ln: ln.top)
+    # The left column may end a line or two below the right one (its last
+    # paragraph the longer): the band goes on to its end, line by line
+    for ln in sorted(left, key=lambda ln: ln.top):
+        if bottom < ln.top < bottom + 0.8 * (ln.bottom - ln.top) and ln.size < 1.2 * size:
+            bottom = ln.bottom
     for ln in left:
         if (
             ln.size < 0.9 * size
@@ -946,14 +951,15 @@ def _reading_order(page: _Page) -> None:
     # A heading set across both columns but short ("Shooting", CSS
     # column-span) sits in the left half: it divides the page too when the
     # right column is empty beside it and goes on below it, and it is set
-    # larger than the text, at the left margin.
+    # larger than the text (or in bold: WeasyPrint's h2 is 1.19 times it),
+    # at the left margin.
     size = statistics.median(ln.size for ln in lines)
     margin = min(ln.x0 for ln in left)
     for ln in list(left):
         under = [x for x in lines if x.top > ln.bottom]
         nearest = min(under, key=lambda x: x.top) if under else None
         if (
-            ln.size >= 1.2 * size
+            (ln.size >= 1.2 * size or (ln.bold and ln.size >= 0.95 * size))
             and ln.x0 <= margin + 3
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
             and any(r.bottom < ln.top for r in right)
