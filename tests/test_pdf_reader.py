@@ -2338,3 +2338,35 @@ def test_a_section_in_columns_whose_left_column_runs_longer_is_read_in_columns(
     assert "cannot perform a Shoot action, and" in units["close-combat"]
     assert units["close-combat/example-of-play"].startswith("Mara's scout is 9 inches away")
     assert len(_edge_rule_lines(name)["close-combat"]) == 1  # one paragraph
+
+
+@pytest.mark.parametrize("name", ["typst-columns-over-pages", "weasyprint-columns-over-pages"])
+def test_a_section_in_columns_over_a_page_break_is_read_in_order(name: str) -> None:
+    """A chapter in two columns that starts low on one page and ends on the
+    next. Typst sets the right column's first line on the baseline of the
+    chapter's heading atop the left one and writes it with the heading, so
+    the page looked written row by row and was read in the PDF's order
+    ("retreating. When a model performs a Models in base contact..."); on
+    the next page the text fits the left column, and each of its lines was a
+    paragraph. WeasyPrint's gutter is about an em, so a line of each column
+    on one baseline was one line ("Damage. A model that charged every enemy
+    engaged with it"), and rule 5.2's words went into 5.1."""
+    units = {
+        k: v.replace("\u2019", "'").replace("\u2010 ", "") for k, v in _edge_units(name).items()
+    }
+    assert units["close-combat"] == (
+        "Models in base contact with an enemy are engaged. An engaged model cannot perform a "
+        "Shoot action, and it can only leave combat by retreating. When a model performs a "
+        "Fight action, it attacks one engaged enemy with its hand weapon or another melee weapon."
+    )
+    assert units["5.1"].endswith(
+        "Each remaining hit inflicts the weapon's Damage. A model that charged this round adds 1 "
+        "to each of its attack rolls."
+    )
+    assert units["5.2"] == (
+        "An engaged model may retreat as a Move action. Before it moves, every enemy engaged "
+        "with it makes one free attack against it. The retreating model then moves up to 3 "
+        "inches away from all enemies and becomes Shaken."
+    )
+    lines = _edge_rule_lines(name)
+    assert [len(lines[rule]) for rule in ("close-combat", "5.1", "5.2")] == [1, 1, 1]

@@ -805,8 +805,59 @@ def _in_columns(
     )
 
 
+def _gutter_halves(ln: _Line, left: list[_Line], right: list[_Line]) -> tuple[_Line, _Line] | None:
+    """``ln`` as two lines when it is two runs of words, each starting at the
+    margin where most lines of its half of the page start: a line of each
+    column on one baseline. None for anything else (a justified line of one
+    column has no gap that wide; a table row has more cells or other edges)."""
+    if len(ln.cells) != 2 or len(right) < 3 or len(left) < 3:
+        return None
+
+    def margin(side: list[_Line]) -> float:
+        return Counter(round(x.x0) for x in side).most_common(1)[0][0]
+
+    (a0, a1, a_text), (b0, b1, b_text) = ln.cells
+    if not (
+        abs(a0 - margin(left)) <= 2
+        and abs(b0 - margin(right)) <= 2
+        and len(a_text.split()) >= 2
+        and len(b_text.split()) >= 2
+    ):
+        return None
+    a_words = tuple(w for w in ln.words if w[1] <= a1 + 0.5)
+    b_words = tuple(w for w in ln.words if w[0] >= b0 - 0.5)
+    if len(a_words) + len(b_words) != len(ln.words):
+        return None
+    a = dataclasses.replace(
+        ln,
+        text=a_text,
+        x0=a0,
+        x1=a1,
+        cells=(ln.cells[0],),
+        words=a_words,
+        wide_gaps=0,
+        hyphen=False,
+        halves=None,
+    )
+    b = dataclasses.replace(
+        ln,
+        text=b_text,
+        x0=b0,
+        x1=b1,
+        cells=(ln.cells[1],),
+        words=b_words,
+        wide_gaps=0,
+        halves=None,
+    )
+    return a, b
+
+
 def _column_bands(
-    page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
+    page: _Page,
+    left: list[_Line],
+    right: list[_Line],
+    spanning: list[_Line],
+    halves: set[int] | frozenset[int] = frozenset(),
 ) -> list[tuple[float, float]]:
     """The bands of columns on a page otherwise in one column (``_column_band``),
     the lines starting in its right half taken apart wherever running text
@@ -825,11 +876,17 @@ def _column_bands(
             groups[-1].append(r)
         else:
             groups.append([r])
-    return [band for g in groups if (band := _column_band(page, left, g, spanning)) is not None]
+    return [
+        band for g in groups if (band := _column_band(page, left, g, spanning, halves)) is not None
+    ]
 
 
 def _column_band(
-    page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
+    page: _Page,
+    left: list[_Line],
+    right: list[_Line],
+    spanning: list[_Line],
+    halves: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[float, float] | None:
     """Columns on part of the page: a word processor's section in two columns
     under (or over) text across the page. The band from the first line that
@@ -873,15 +930,29 @@ def _column_band(
         )
     ):
         return None
-    order = {id(ln): k for k, ln in enumerate(page.lines)}
-    if max(order[id(ln)] for ln in band_left) > min(order[id(ln)] for ln in band_right):
+    # (a line of each column on one baseline, ``halves``, is written as one;
+    # a right column's first line on the baseline of a heading atop the left
+    # one is written with it, Typst's way, unless most right lines share a
+    # baseline with a left one, as a table's rows do)
+    order = {id(ln): k for k, ln in enumerate(page.lines) if id(ln) not in halves}
+    beside = [r for r in band_right if any(abs(r.bottom - x.bottom) < 1 for x in band_left)]
+    firsts = (
+        band_right
+        if 2 * len(beside) >= len(band_right)
+        else [r for r in band_right if r not in beside]
+    )
+    if max((order.get(id(ln), -1) for ln in band_left), default=-1) > min(
+        (order.get(id(ln), math.inf) for ln in firsts), default=math.inf
+    ):
         return None
     size = statistics.median(ln.size for ln in page.lines)
     by_top = sorted(page.lines, key=lambda ln: ln.top)
     # The left column may end a line or two below the right one (its last
     # paragraph the longer): the band goes on to its end, line by line
     for ln in sorted(left, key=lambda ln: ln.top):
-        if bottom < ln.top < bottom + 0.8 * (ln.bottom - ln.top) and ln.size < 1.2 * size:
+        if ln.top <= bottom < ln.bottom or (
+            bottom < ln.top < bottom + 1.2 * (ln.bottom - ln.top) and ln.size < 1.2 * size
+        ):
             bottom = ln.bottom
     for ln in left:
         if (
@@ -932,13 +1003,25 @@ def _reading_order(page: _Page) -> None:
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
     right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
     spanning = [ln for ln in lines if ln not in left and ln not in right]
+    # Two lines on one baseline, one atop each column, that PDFium gives as
+    # one (WeasyPrint's gutter, about an em, is too narrow for
+    # ``_middle_split``): two lines, where the page turns out to be in columns
+    split = {id(ln): h for ln in spanning if (h := _gutter_halves(ln, left, right)) is not None}
+    as_read = page.lines
+    if split:
+        left = left + [h[0] for h in split.values()]
+        right = right + [h[1] for h in split.values()]
+        spanning = [ln for ln in spanning if id(ln) not in split]
+        lines = page.lines = [x for ln in lines for x in split.get(id(ln), (ln,))]
     # Lines above, below and between bands of columns on a page otherwise in
     # one column are read as PDFium gives them, as they are on such a page.
     across: list[_Line] = []
     bands: list[tuple[float, float]] = []
     if not _in_columns(lines, left, right, spanning):
-        bands = _column_bands(page, left, right, spanning)
+        halves = {id(x) for h in split.values() for x in h}
+        bands = _column_bands(page, left, right, spanning, halves)
         if not bands:
+            page.lines = as_read
             return
         across = [
             ln
@@ -1155,6 +1238,55 @@ def _wrapped_beside_frames(page: _Page) -> None:
         if len(reaching) >= 2 and edge - margin >= 0.4 * measure:
             for ln in beside:
                 ln.wraps_at = max(ln.wraps_at, edge)
+
+
+def _narrow_measure(page: _Page) -> None:
+    """Running text set narrower than the page with nothing beside it ends
+    its lines at its own margin: measured against the page's, each line was
+    a paragraph of its own (and, short and with no sentence's end, read as a
+    table's row when quoted). A section in columns whose text fits its left
+    column (Typst and LaTeX leave the right one empty on the page where it
+    ends) is the case. A run of plain lines from one left edge, each under a
+    line's space below the last and short of the page's measure, gets the
+    margin they share (``wraps_at``): where three or more of them, and half
+    of the run, end within two points of the run's longest (justified text;
+    a list's short items or a ragged column do not line up so), that margin
+    lies past a third of the measure, and nothing is set beside the run.
+    Pages in columns, or wrapped beside a frame, are left alone."""
+    text = [ln for ln in page.lines if not ln.zone]
+    if len(text) < 3 or any(ln.column or ln.wraps_at for ln in text):
+        return
+    size = statistics.median(ln.size for ln in text)
+    margin = min(ln.x0 for ln in text)
+    measure = sorted(ln.x1 for ln in text)[int(len(text) * 0.9)] - margin
+    runs: list[list[_Line]] = []
+    for ln in text:
+        plain = not (ln.row or ln.bold or ln.size > 1.1 * size)
+        short = ln.x1 < margin + 0.85 * measure
+        last = runs[-1][-1] if runs and runs[-1] else None
+        if (
+            plain
+            and short
+            and last is not None
+            and abs(ln.x0 - last.x0) <= 12
+            and 0 <= ln.top - last.bottom <= ln.bottom - ln.top
+        ):
+            runs[-1].append(ln)
+        else:
+            runs.append([ln] if plain and short else [])
+    for run in runs:
+        if len(run) < 3:
+            continue
+        edge = max(ln.x1 for ln in run)
+        reaching = sum(1 for ln in run if ln.x1 >= edge - 2)
+        top, bottom = run[0].top, run[-1].bottom
+        if (
+            reaching >= max(3, len(run) / 2)
+            and edge - margin >= measure / 3
+            and not any(x.x0 > edge and x.top < bottom and x.bottom > top for x in text)
+        ):
+            for ln in run:
+                ln.wraps_at = edge
 
 
 def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
@@ -2111,6 +2243,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     )
     for page in pages:
         _tables(page, vocabulary)
+        _narrow_measure(page)
     body, levels, cover_styles, small_bold = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
