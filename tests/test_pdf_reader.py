@@ -2340,7 +2340,10 @@ def test_a_section_in_columns_whose_left_column_runs_longer_is_read_in_columns(
     assert len(_edge_rule_lines(name)["close-combat"]) == 1  # one paragraph
 
 
-@pytest.mark.parametrize("name", ["typst-columns-over-pages", "weasyprint-columns-over-pages"])
+@pytest.mark.parametrize(
+    "name",
+    ["typst-columns-over-pages", "weasyprint-columns-over-pages", "fpdf2-columns-set-high"],
+)
 def test_a_section_in_columns_over_a_page_break_is_read_in_order(name: str) -> None:
     """A chapter in two columns that starts low on one page and ends on the
     next. Typst sets the right column's first line on the baseline of the
@@ -2350,7 +2353,11 @@ def test_a_section_in_columns_over_a_page_break_is_read_in_order(name: str) -> N
     the next page the text fits the left column, and each of its lines was a
     paragraph. WeasyPrint's gutter is about an em, so a line of each column
     on one baseline was one line ("Damage. A model that charged every enemy
-    engaged with it"), and rule 5.2's words went into 5.1."""
+    engaged with it"), and rule 5.2's words went into 5.1. fpdf2's
+    ``text_columns`` sets the right column's first line above the heading
+    atop the left one, and the left column runs on well below the right
+    one: no band was found, and 5.2's words went to the rule before the
+    chapter."""
     units = {
         k: v.replace("\u2019", "'").replace("\u2010 ", "") for k, v in _edge_units(name).items()
     }

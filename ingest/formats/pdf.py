@@ -947,11 +947,22 @@ def _column_band(
         return None
     size = statistics.median(ln.size for ln in page.lines)
     by_top = sorted(page.lines, key=lambda ln: ln.top)
-    # The left column may end a line or two below the right one (its last
-    # paragraph the longer): the band goes on to its end, line by line
+    # The left column may end below the right one (its last paragraph the
+    # longer, or the right column set higher, as fpdf2 does): the band goes
+    # on to its end, line by line, a heading's space before it allowed where
+    # the column goes on under the heading (not the text across the page)
+    left_ids = {id(ln) for ln in left}
+
+    def column_goes_on(head: _Line) -> bool:
+        under = next((x for x in by_top if x.top > head.bottom - 1 and x is not head), None)
+        return under is not None and id(under) in left_ids
+
     for ln in sorted(left, key=lambda ln: ln.top):
+        heading = ln.bold or ln.size > 1.1 * size
         if ln.top <= bottom < ln.bottom or (
-            bottom < ln.top < bottom + 1.2 * (ln.bottom - ln.top) and ln.size < 1.2 * size
+            bottom < ln.top < bottom + (2.0 if heading else 1.2) * (ln.bottom - ln.top)
+            and ln.size < 1.5 * size
+            and (not heading or column_goes_on(ln))
         ):
             bottom = ln.bottom
     for ln in left:
