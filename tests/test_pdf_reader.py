@@ -2377,3 +2377,21 @@ def test_a_section_in_columns_over_a_page_break_is_read_in_order(name: str) -> N
     )
     lines = _edge_rule_lines(name)
     assert [len(lines[rule]) for rule in ("close-combat", "5.1", "5.2")] == [1, 1, 1]
+
+
+def test_list_markers_drawn_after_the_pages_text_go_before_their_items() -> None:
+    """WeasyPrint draws a page's bullets and "a)" labels after all its text:
+    the bullets came out as lines of their own after the list, and the
+    labels ahead of the items, two of them run into one ("...towards the
+    target; place a Shaken token...")."""
+    lines = _edge_rule_lines("weasyprint-lists")
+    assert lines["the-turn"][1:] == [
+        "\u2022 Move: the model moves up to its Move characteristic.",
+        "\u2022 Shoot: the model makes a shooting attack with one ranged weapon.",
+        "\u2022 Rally: the model removes one Shaken token from itself or a friend within 3 inches.",
+    ]
+    assert lines["2.1"][1:] == [
+        "a) move the charging model 3 inches directly towards the target;",
+        "b) place a Shaken token next to the charging model;",
+        "c) the charging model may not perform any further actions this round.",
+    ]

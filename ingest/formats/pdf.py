@@ -706,6 +706,46 @@ def _size_drop(seg: list[_Char]) -> int:
     return ink[k]
 
 
+def _markers_drawn_apart(page: _Page) -> None:
+    """A list's markers that the PDF writes apart from their items go back
+    before them. WeasyPrint draws a page's bullets and "a)" labels after all
+    its text, so each came out as a line of its own after the list ("•",
+    "•"), or run together ("a) b) c)") ahead of items merged into one. A
+    line that is only a marker joins the line to its right whose height it
+    sits in (a gap of up to three of its ems), as the marker's own cell, the
+    way a word processor sets one a tab before its text."""
+    markers = [ln for ln in page.lines if _MARKER.fullmatch(ln.text)]
+    if not markers:
+        return
+    gone: set[int] = set()
+    for mark in markers:
+        middle = (mark.top + mark.bottom) / 2
+        items = [
+            ln
+            for ln in page.lines
+            if id(ln) not in gone
+            and ln is not mark
+            and not _MARKER.fullmatch(ln.text)
+            and not _LIST_ITEM.match(ln.text)
+            and ln.top <= middle <= ln.bottom
+            and mark.x1 < ln.x0 <= mark.x1 + 3 * max(mark.size, ln.size)
+        ]
+        if len(items) != 1:
+            continue
+        item = items[0]
+        k = page.lines.index(item)
+        page.lines[k] = dataclasses.replace(
+            item,
+            text=f"{mark.text} {item.text}",
+            x0=mark.x0,
+            cells=((mark.x0, mark.x1, mark.text), *item.cells),
+            words=(*mark.words, *item.words),
+            wide_gaps=item.wide_gaps + 1,
+        )
+        gone.add(id(mark))
+    page.lines = [ln for ln in page.lines if id(ln) not in gone]
+
+
 def _rejoin_cuts(page: _Page, body: float) -> None:
     """Undo a cut at a drop in size unless the head looks like a heading: set
     larger than the body, or in bold with a tail of a few words after it
@@ -2232,6 +2272,7 @@ def outline_of(data: bytes, name: str) -> Outline:
     for page in pages:
         _rejoin_cuts(page, cut_body)
         _drop_caps(page)
+        _markers_drawn_apart(page)
         _reading_order(page)
         _mark_zones(page)
         _place_floats(page)
