@@ -2395,3 +2395,19 @@ def test_list_markers_drawn_after_the_pages_text_go_before_their_items() -> None
         "b) place a Shaken token next to the charging model;",
         "c) the charging model may not perform any further actions this round.",
     ]
+
+
+@pytest.mark.parametrize("name", ["groff-chapter-headers", "fpdf2-columns-set-high"])
+def test_a_running_header_naming_the_chapter_in_the_texts_size_is_dropped(name: str) -> None:
+    """groff and fpdf2 set a running header in the text's size: the book's
+    title flush left, the chapter flush right ("Ashfall Skirmish Rules   3
+    Movement"). Its text changes with the chapter and its size is the text's,
+    so it stayed in the rules, mid-list, and between a long table's rows,
+    where it also kept the table's header row, printed again on the next
+    page, in."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    result = parse_file(f"{name}.pdf", data, game="x")
+    text = "\n".join(u.text for u in result.units)
+    assert "Ashfall Skirmish Rules" not in text
+    assert text.count("Weapon | Range | Attacks | Hit | Damage") == 1
+    assert result.dropped["running headers and footers"] >= 5

@@ -2010,12 +2010,39 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         or (len(pages) < 3 and common[0] == (0, len(pages)))
     )
     counting = {i for i, offset in offsets.items() if counts and offset == common[0][0]}
+
+    def parts_of(ln: _Line) -> set[tuple[str, int]]:
+        # a page's top line in parts: "Ashfall Skirmish Rules" flush left
+        # on every page, the chapter it is in flush right (no table's row)
+        if not (ln.zone == "top" and len(ln.cells) <= 3):
+            return set()
+        return {(_furniture_key(c[2]), round(c[0] / 3)) for c in ln.cells if c[2].strip("# ")}
+
+    parts: Counter[tuple[str, int]] = Counter()
     for page in pages:
         seen.update({key_of(ln) for ln in page.lines if ln.zone})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
+        parts.update({part for ln in page.lines for part in parts_of(ln)})
     body = _body_size(pages)
     repeat = max(3, int(0.3 * len(pages)))
     browser = _browser_margins(pages, body)
+
+    def named_header(ln: _Line, margins: dict[int, float]) -> bool:
+        """A running header that names the chapter in the text's size (groff,
+        fpdf2): a line at the top of the page, a part of it the same, in the
+        same place, on many pages, the rest changing with the chapter; or the
+        rest alone, on the baseline of such a part given as a line apart."""
+        if _is_heading(ln, body, margins):
+            return False
+        if any(parts[part] >= repeat for part in parts_of(ln)):
+            return True
+        page_lines = pages[ln.page - 1].lines if 0 < ln.page <= len(pages) else []
+        return bool(parts_of(ln)) and any(
+            x is not ln
+            and abs(x.bottom - ln.bottom) < 1
+            and any(parts[part] >= repeat for part in parts_of(x))
+            for x in page_lines
+        )
 
     def placed_like_furniture(ln: _Line, margins: dict[int, float]) -> bool:
         return (
@@ -2040,7 +2067,11 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                     ln.zone
                     and len(pages) >= 3
                     and in_body[key] < 2
-                    and (seen[key] >= repeat or placed_like_furniture(ln, margins))
+                    and (
+                        seen[key] >= repeat
+                        or placed_like_furniture(ln, margins)
+                        or named_header(ln, margins)
+                    )
                 )
                 or (
                     # two pages (an errata sheet, a quick reference): on both,
