@@ -2013,10 +2013,11 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 
     def parts_of(ln: _Line) -> set[tuple[str, int]]:
         # a page's top line in parts: "Ashfall Skirmish Rules" flush left
-        # on every page, the chapter it is in flush right (no table's row)
+        # on every page, the chapter it is in flush right (no table's row);
+        # a part must repeat as it is, digits and all (not "Rule 1.0: ...")
         if not (ln.zone == "top" and len(ln.cells) <= 3):
             return set()
-        return {(_furniture_key(c[2]), round(c[0] / 3)) for c in ln.cells if c[2].strip("# ")}
+        return {(c[2].lower(), round(c[0] / 3)) for c in ln.cells if not c[2].strip().isdigit()}
 
     parts: Counter[tuple[str, int]] = Counter()
     for page in pages:
