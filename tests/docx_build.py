@@ -294,3 +294,21 @@ def contents_field(
             + "</w:sdtContent></w:sdt>"
         )
     return body
+
+
+def list_item(text: str, num_id: int, level: int = 0) -> str:
+    """A paragraph on level ``level`` of list ``num_id``, as Word numbers one."""
+    return (
+        f'<w:p><w:pPr><w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="{level}"/>'
+        f'<w:numId w:val="{num_id}"/></w:numPr></w:pPr>'
+        f'<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r></w:p>'
+    )
+
+
+def broken_para(lines: list[str], style: str | None = None) -> str:
+    """One paragraph whose lines are split by line breaks (Shift+Enter, ``w:br``)."""
+    props = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+    runs = "<w:r><w:br/></w:r>".join(
+        f'<w:r><w:t xml:space="preserve">{escape(line)}</w:t></w:r>' for line in lines
+    )
+    return f"<w:p>{props}{runs}</w:p>"

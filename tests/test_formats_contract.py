@@ -20,8 +20,10 @@ from docx_build import (
     STYLES,
     TOC_STYLES,
     bookmarked_heading,
+    broken_para,
     contents_field,
     docx,
+    list_item,
     markdown_docx,
     multilevel_list,
     numbered_style,
@@ -476,7 +478,9 @@ def test_markdown_inside_raw_html_is_read_as_markdown() -> None:
         [
             "Roll a d6 per shot.",
             "💡 Designer's note: cover makes this harder, see Cover.",
-            "Roll 2d6, then add your bonus.",  # as the HTML reader reads a <p>
+            # a <br> breaks the line, as the HTML reader reads one
+            "Roll 2d6, then add",
+            "your bonus.",
         ]
     ]
 
@@ -1080,7 +1084,8 @@ def test_word_headings_numbered_by_a_list_keep_their_numbers() -> None:
         ("the-turn", "The Turn"),
         ("2.1", "Initiative"),
     ]
-    assert units[-1].text == "1. Roll off."  # a numbered list stays a list
+    # a numbered list stays a list, labelled as its level says ("%1)" in letters)
+    assert units[-1].text == "a) Roll off."
 
 
 def _numbered_book(levels: list[tuple[str, str]], start: str = "1") -> tuple[str, str]:
@@ -1593,3 +1598,180 @@ def test_a_markdown_comment_block_with_a_rule_in_it_is_no_marker() -> None:
     )
     units = parse_file("book.md", text.encode(), game="x").units
     assert "The youngest player always goes first." in units[0].text
+
+
+def _read_md(text: str, name: str = "book.md") -> ParseResult:
+    return parse_file(name, text.encode(), game="x")
+
+
+def test_markdown_headings_set_only_in_bold_are_headings() -> None:
+    """Seventh review round: a Markdown file whose headings are paragraphs wholly
+    in bold ("**3.2 Charging**" alone on its line, CRLF line ends, under one
+    "#" title) was one rule holding every rule. They are read as the Word
+    reader reads hand-made headings, each at its number's depth; a bold
+    run-in label stays text, and a file with no heading of any kind is
+    still plain sections with a warning."""
+    text = (
+        "# Ashfall Rules\r\n\r\n**3 Movement**\r\n\r\nA model may move 6 inches.\r\n\r\n"
+        "***3.2 Charging***\r\n\r\nDeclare a target and roll 2D6.\r\n\r\n"
+        "**Designer's Note:** The stumble keeps the risk real.\r\n\r\n"
+        "**4 Shooting**\r\n\r\nHits on a 4+.\r\n"
+    )
+    units = _read_md(text).units
+    assert [(u.rule_id, u.title, u.parent) for u in units] == [
+        ("ashfall-rules/movement", "Movement", "Ashfall Rules"),
+        ("3.2", "Charging", "Ashfall Rules > Movement"),
+        ("ashfall-rules/shooting", "Shooting", "Ashfall Rules"),
+    ]
+    assert units[1].text.endswith("Designer's Note: The stumble keeps the risk real.")
+    # bold headings with no title line above them, and no numbers: one level
+    plain = "**Setup**\n\nDeal five cards.\n\n**Play**\n\nPlay one card a turn.\n"
+    assert [u.title for u in _read_md(plain).units] == ["Setup", "Play"]
+    # bold sentences, labels and a lone bold line are no headings
+    none = (
+        "**Roll two dice.**\n\nAdd them.\n\n**Range:** 12 inches.\n\n"
+        "**Cover**\n\nA model in cover is hit on a 5+.\n"
+    )
+    result = _read_md(none)
+    assert any("no headings found" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"),
+    [
+        (
+            "Apply these modifiers in order:\na) -1 in cover\nb) -1 if moved\nc) +1 at half range\n",
+            ["Apply these modifiers in order:", "a) -1 in cover", "b) -1 if moved",
+             "c) +1 at half range"],
+        ),
+        (
+            "(a) If the total beats the distance, charge.\n(b) Otherwise stumble.\n",
+            ["(a) If the total beats the distance, charge.", "(b) Otherwise stumble."],
+        ),
+        (
+            "Fight:\n\n1. The attacker rolls to hit.\n   a. Re-roll 1s if charging.\n"
+            "   b. Re-roll nothing otherwise.\n2. The defender rolls saves.\n",
+            ["Fight:", "1. The attacker rolls to hit.", "  a. Re-roll 1s if charging.",
+             "  b. Re-roll nothing otherwise.", "2. The defender rolls saves."],
+        ),
+    ],
+    ids=["letter-paren", "paren-letter", "under-a-numbered-item"],
+)  # fmt: skip
+def test_markdown_lettered_lines_keep_their_line_breaks(body: str, lines: list[str]) -> None:
+    """Seventh review round: lines opening with a list label CommonMark does not
+    know ("a)", "(a)", "a." under a "1." item) are no list to it, so they ran
+    together into one line ("a) -1 in cover b) -1 if moved c) ..."). Where every
+    line of a paragraph after the first opens with one, its breaks stay; a
+    wrapped paragraph whose lines do not stays one line."""
+    units = _read_md(f"# Shooting\n\n{body}\n# Fighting\n\nWrapped prose\nof one line.\n").units
+    assert units[0].text.split("\n") == lines
+    assert units[1].text == "Wrapped prose of one line."
+
+
+def test_a_sentence_over_a_rule_line_is_no_setext_heading() -> None:
+    """Seventh review round: a "---" line right under a paragraph makes it a setext
+    heading (CommonMark), and that deleted rules: the body of "# 6 Morale"
+    (two lines, then "---") became an empty heading and the rule vanished, no
+    warning; a paragraph under "#### 3.2.1" became a rule titled with a
+    sentence, and 3.2.1 was gone. In a file of "#" headings, a setext heading
+    of several lines or a sentence is a paragraph and a rule line; a short
+    one-line one is still a heading."""
+    text = (
+        "# 6 Morale\n\nRoll 2D6 against Nerve 7.\nOn a failure the model becomes Shaken\n---\n"
+        "## 6.1 Rallying\n\nA Shaken model that does nothing else this turn rallies on a 4+.\n---\n\n"
+        "Rallied models may act next turn.\n\nSetext heading inside\n---\n\nSome text.\n"
+    )
+    units = _read_md(text).units
+    assert [(u.rule_id, u.title) for u in units] == [
+        ("morale", "Morale"),
+        ("6.1", "Rallying"),
+        ("morale/setext-heading-inside", "Setext heading inside"),
+    ]
+    assert units[0].text == "Roll 2D6 against Nerve 7. On a failure the model becomes Shaken"
+    assert units[1].text == (
+        "A Shaken model that does nothing else this turn rallies on a 4+.\n"
+        "Rallied models may act next turn."
+    )
+
+
+def test_word_list_items_keep_the_labels_word_shows() -> None:
+    """Seventh review round: Word numbering with lowerLetter "%1)" and lowerRoman
+    "(%2)" read "1. ... 2. ... 1. ... 3." (mammoth writes a bare <ol>); the
+    OpenDocument reader already kept "a) b) (i) c)". Each item is counted and
+    labelled as Word shows it, "%1.%2." levels filled in, bullets left bullets."""
+    lists = multilevel_list(3, [("lowerLetter", "%1)"), ("lowerRoman", "(%2)")])
+    lists += multilevel_list(4, [("upperRoman", "%1."), ("decimal", "%1.%2.")])
+    lists += multilevel_list(5, [("bullet", "\uf0b7")])
+    body = "".join(
+        [
+            para("Rolling to Hit", "Heading1"),
+            para("Apply these modifiers:"),
+            list_item("-1 if the target is in cover", 3),
+            list_item("-1 if the shooter moved", 3),
+            list_item("even if it only pivoted", 3, 1),
+            list_item("+1 within half range", 3),
+            para("Sequence", "Heading1"),
+            list_item("Ready", 4),
+            list_item("Draw", 4, 1),
+            list_item("Discard", 4, 1),
+            list_item("Aim", 4),
+            list_item("A bullet", 5),
+        ]
+    )
+    units = parse_file("b.docx", docx(body, numbering=lists), game="x").units
+    assert units[0].text.split("\n") == [
+        "Apply these modifiers:",
+        "a) -1 if the target is in cover",
+        "b) -1 if the shooter moved",
+        "  (i) even if it only pivoted",
+        "c) +1 within half range",
+    ]
+    assert units[1].text.split("\n") == [
+        "I. Ready", "  I.1. Draw", "  I.2. Discard", "II. Aim", "- A bullet",
+    ]  # fmt: skip
+
+
+def test_a_line_break_in_a_word_paragraph_is_a_line_break() -> None:
+    """Seventh review round: a line break inside a Word paragraph (Shift+Enter,
+    <w:br/>) was read as a space: "roll 2D6." and "Add the result" on lines
+    of their own ran together. It is a line break in the rule's text; in a
+    heading it is still a space."""
+    body = "".join(
+        [
+            broken_para(["Charging", "(optional)"], "Heading1"),
+            broken_para(["Declare a target and roll 2D6.", "Add the result to Move."]),
+            para("Then move."),
+            para("Shooting", "Heading1"),
+            para("Hits on a 4+."),
+        ]
+    )
+    units = parse_file("b.docx", docx(body), game="x").units
+    assert units[0].title == "Charging (optional)"
+    assert units[0].text == "Declare a target and roll 2D6.\nAdd the result to Move.\nThen move."
+
+
+def test_a_repeated_markdown_rule_number_is_reported() -> None:
+    """Seventh review round: a heading "4.3 Rolling to Hit" used twice (an erratum
+    pasted under the old rule) silently became rule "4.3-2": a player citing
+    4.3 got the first and never heard of the second. It is said in a warning;
+    a repeated unnumbered heading ("Example") is ordinary and is not."""
+    text = (
+        "## 4 Shooting\n\n### 4.3 Rolling to Hit\n\nHits on a 4+.\n\n### Example\n\nA 5.\n\n"
+        "### 4.3 Rolling to Hit\n\nHits on a 3+ at close range.\n\n### Example\n\nA 3.\n"
+    )
+    result = _read_md(text, "dupes.md")
+    assert [u.rule_id for u in result.units] == ["4.3", "shooting/example", "4.3-2",
+                                                 "shooting/example-2"]  # fmt: skip
+    assert [w for w in result.warnings if "more than once" in w] == [
+        'dupes.md: heading "4.3 Rolling to Hit" is used more than once; this one is rule 4.3-2'
+    ]
+
+
+def test_an_obsidian_block_id_is_not_part_of_a_heading() -> None:
+    """Seventh review round: Obsidian's block ID after a heading ("Activations
+    ^activations", a link target, not words) was kept in the rule's title."""
+    text = "## 2.2 Activations ^activations\n\nAlternate.\n\n## 2.3 Ending ^end-1\n\nStop.\n"
+    assert [(u.rule_id, u.title) for u in _read_md(text).units] == [
+        ("2.2", "Activations"),
+        ("2.3", "Ending"),
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ruleslawyer.ingest.pipeline import parse_file
@@ -32,7 +34,7 @@ def test_line_breaks_and_blocks_separate_words() -> None:
     charging = {u.rule_id: u for u in parse_file("wiki.html", PAGE.encode(), game="club").units}[
         "charging"
     ]
-    assert "12 inches. Then it fights first." in charging.text
+    assert "12 inches.\nThen it fights first." in charging.text  # a <br> breaks the line
     assert "one two" in charging.text and "onetwo" not in charging.text
 
 
@@ -426,7 +428,7 @@ def test_a_cell_spanning_rows_is_read_in_every_row_it_spans() -> None:
 </table></body></html>"""
     (unit,) = parse_file("rules.html", page.encode(), game="x").units
     assert unit.text.split("\n") == [
-        "Weapon | Range | Notes",
+        "Weapon | Range |  | Notes",  # "Range" spans two columns: Notes stays under Notes
         "Weapon | Short | Long | Notes",
         "Rifle | 12 | 24 | Both fire twice",
         "Rifle | 18 | 30 | Both fire twice",
@@ -438,15 +440,16 @@ def test_a_table_inside_a_cell_is_not_read_into_the_outer_row() -> None:
     """An old site's layout table holds the rules, a to-hit table in one cell:
     the nested table's cells were also read into the outer row, a run of
     "| Target | To hit | Infantry | 4+" after the cell's text; and a heading
-    in a cell ran into the text after it."""
+    in a cell ran into the text after it. (A cell holding a heading is now
+    read as a block of the page: the heading opens its rule.)"""
     page = """<html><body><table><tr><td><h1>Firing</h1>Roll one die per gun.
 <table><tr><th>Target</th><th>To hit</th></tr><tr><td>Infantry</td><td>4+</td></tr></table>
 </td></tr></table></body></html>"""
     (unit,) = parse_file("rules.html", page.encode(), game="x").units
-    assert unit.text.startswith("Firing Roll one die per gun.")  # not "FiringRoll"
-    assert unit.text.count("Infantry") == 2  # the cell's text, then the table's own row
-    assert "| Infantry" not in unit.text.split("\n")[0]
-    assert "Infantry | 4+" in unit.text.split("\n")
+    assert (unit.title, unit.text.split("\n")) == (
+        "Firing",
+        ["Roll one die per gun.", "Target | To hit", "Infantry | 4+"],
+    )
 
 
 @pytest.mark.parametrize(
@@ -915,4 +918,288 @@ def test_ordered_lists_are_numbered_as_a_browser_numbers_them() -> None:
         "e. e",
         "f. f",
         "III. three",
+    ]
+
+
+EDGES = Path(__file__).parent / "fixtures" / "html-edges"
+
+
+def test_headings_in_a_layout_tables_cells_open_their_sections() -> None:
+    """An old fan site lays its page out with a <table>: a menu cell beside a
+    cell holding the rules. Read as a table's rows, its h2-h4 were lost ("no
+    headings found"), the menu ran into the one plain section and the weapons
+    table inside the cell was read twice. A table whose cells hold headings is
+    the page's layout: its cells are read as blocks, a cell of links alone is
+    the site's menu."""
+    result = parse_file("oldsite.html", (EDGES / "oldsite.html").read_bytes(), game="x")
+    by_title = {u.title: u.text for u in result.units}
+    assert list(by_title) == ["oldsite", "Movement", "Charging", "Failed charges", "Shooting"]
+    assert by_title["oldsite"] == "Ashfall Skirmish Rules"
+    assert by_title["Shooting"].split("\n")[:6] == [
+        "Each roll of 4+ is a hit. Modifiers:",
+        "a. -1 if the target is in cover",
+        "b. -1 if the shooter moved",
+        "Weapon | Range | AP",
+        'Rivet Pistol | 8" | 0',
+        'Slag Rifle | 24" | -1',
+    ]
+    assert all("Guestbook" not in text for text in by_title.values())
+    assert result.dropped["navigation, headers and footers"] == 1
+    assert not any("no headings" in w for w in result.warnings)
+
+
+BOLD_PAGE = """<!DOCTYPE html><html><body>
+<p><b>SKIRMISH - CORE RULES</b></p>
+<p><b>2 The Turn</b></p>
+<p><b>2.1 Initiative</b></p>
+<p>Both players roll a D6. The higher roll activates first.</p>
+<p><strong>2.2 Activations</strong></p>
+<p>An activated model may take two actions.</p>
+<p><b>Designer's Note</b></p>
+<p>Two actions keep turns short.</p>
+<p><b>Important!</b></p>
+<p>A model can never shoot while engaged.</p>
+<p><b>Range:</b> 12 inches for pistols.</p>
+<p><span style="font-weight:bold;font-size:14pt">5 Fighting</span></p>
+<p>Models in base contact fight.</p>
+<div><b>6 Morale</b></div>
+<div>Take Nerve tests when half the warband is gone.</div>
+</body></html>"""
+
+
+def test_bold_lines_are_the_headings_of_a_page_with_no_heading_elements() -> None:
+    """A page typed with bold lines for headings (<b>, <strong>, a bold style, in
+    a <p> or a <div>) and no h1-h6 was one plain section with a "no headings
+    found" warning. A short line all in bold, no sentence, is a heading, as in
+    a Word file made by hand; its level is its number's depth ("2.1" under
+    "2"). Where the headings are numbered, an unnumbered bold line is a label
+    in the rule ("Designer's Note") and the page's first line its title; a bold
+    line ending as a sentence ("Important!") and a bold run-in label are text."""
+    result = parse_file("bold.html", BOLD_PAGE.encode(), game="x")
+    assert [(u.rule_id, u.title, u.parent) for u in result.units] == [
+        ("2.1", "Initiative", "The Turn"),
+        ("2.2", "Activations", "The Turn"),
+        ("fighting", "Fighting", ""),
+        ("morale", "Morale", ""),
+    ]
+    assert result.units[1].text.split("\n") == [
+        "An activated model may take two actions.",
+        "Designer's Note",
+        "Two actions keep turns short.",
+        "Important!",
+        "A model can never shoot while engaged.",
+        "Range: 12 inches for pistols.",
+    ]
+    assert not result.warnings
+
+
+def test_bold_lines_unnumbered_are_headings_and_a_mostly_bold_page_has_none() -> None:
+    """Bold lines with no numbers are headings of one level, as a Word file's
+    are; a page set mostly in bold marks nothing by it, and stays plain
+    sections with the warning."""
+    page = (
+        "<html><body><p><b>Moving</b></p><p>A model moves 6 inches.</p>"
+        "<p><b>Shooting</b></p><p>Roll a die per shot.</p></body></html>"
+    )
+    assert [u.title for u in parse_file("b.html", page.encode(), game="x").units] == [
+        "Moving",
+        "Shooting",
+    ]
+    shouting = page.replace("<p>A", "<p><b>A").replace(".</p>", ".</b></p>")
+    result = parse_file("b.html", shouting.encode(), game="x")
+    assert any("no headings found" in w for w in result.warnings)
+
+
+def test_aria_headings_toggles_and_emoji_icons_of_a_notion_export() -> None:
+    """Notion and GitBook exports: <div role="heading" aria-level="3"> is a heading
+    of that level (it was a line of the rule before it); a heading inside a
+    toggle's <summary> opens a rule of the toggle's body, and so does a
+    toggle whose summary is a bold numbered line (both were lines of 3.2);
+    the page icon "⚔️" was a rule named after the file, and a callout's "💡" a
+    line of its own: an emoji alone is decoration, dropped and counted."""
+    result = parse_file("notion.html", (EDGES / "notion.html").read_bytes(), game="x")
+    by_id = {u.rule_id: u for u in result.units}
+    assert "notion" not in by_id
+    assert (by_id["3.2.1"].title, by_id["3.2.1"].parent) == (
+        "Failed charges",
+        "Ashfall Core Rules > Movement > Charging",
+    )
+    assert by_id["3.2.1"].text.split("\n") == [
+        "The model moves 3 inches toward the target and becomes Shaken.",
+        "Designer's Note: The 3-inch stumble keeps the risk real.",
+    ]
+    assert by_id["3.3"].text == (
+        "A model that falls more than 3 inches takes one wound per full 3 inches."
+    )
+    assert (by_id["4.3"].title, by_id["4.3"].parent) == (
+        "Rolling to Hit",
+        "Ashfall Core Rules > Shooting",
+    )
+    assert by_id["4.3"].text == "Each roll of 4+ is a hit.\nAn unmodified roll of 1 always misses."
+    assert by_id["ashfall-core-rules/fighting"].title == "Fighting"
+    assert result.dropped["decorations"] == 2
+    assert all("💡" not in u.text and "⚔" not in u.text for u in result.units)
+
+
+CP1252 = (
+    "<h2>3 Movement</h2><p>Roll 2D6 \u00bd range, 6\u00bd inches. Caf\u00e9 \u2013 na\u00efve.</p>"
+)
+
+
+def test_a_page_with_no_charset_that_is_not_utf8_reads_as_windows_1252() -> None:
+    """A page saved in Windows-1252 with no charset declared was decoded by a
+    statistical guess, "6½ inches" as "6˝ inches" or "6� inches", and the
+    --encoding option was not read. Now: the declared charset, else UTF-8 if
+    the bytes are, else --encoding, else windows-1252 (the HTML standard's
+    default), with a warning saying so."""
+    data = CP1252.encode("cp1252")
+    result = parse_file("old.html", data, game="x")
+    assert result.units[0].text == "Roll 2D6 ½ range, 6½ inches. Café – naïve."
+    assert any("windows-1252" in w and "--encoding" in w for w in result.warnings)
+    # --encoding is taken at its word, with no warning
+    told = parse_file("old.html", data, game="x", encoding="cp1250")
+    assert "6˝ inches" in told.units[0].text and not told.warnings
+    # a declared charset comes first, "iso-8859-1" read as browsers read it
+    # (windows-1252: its "–" is 0x96); UTF-8 bytes read as UTF-8 whatever is given
+    declared = parse_file(
+        "d.html", b'<meta charset="iso-8859-1">' + data, game="x", encoding="cp1250"
+    )
+    assert declared.units[0].text == "Roll 2D6 ½ range, 6½ inches. Café – naïve."
+    utf8 = parse_file("u.html", CP1252.encode(), game="x", encoding="cp1250")
+    assert "6½ inches" in utf8.units[0].text and not utf8.warnings
+
+
+def test_a_line_break_in_a_paragraph_is_a_line_of_the_rule() -> None:
+    """ "Modifiers:<br>a) ...<br>b) ..." and a wiki's "<b>Range:</b> 12 inches.<br/>
+    <b>AP:</b> 1" were each joined into one line, a value running into the next
+    entry's name; a <br> in a heading or a table cell is still a space."""
+    page = (
+        "<html><body><h2>4.3<br>Rolling to Hit</h2>"
+        "<p>Modifiers:<br>a) -1 in cover<br>b) -1 if the shooter moved<br></p>"
+        "<p><b>Range:</b> 12 inches.<br/>\n<b>AP:</b> 1</p>"
+        "<ul><li>Close<br>combat</li></ul><table><tr><td>Rivet<br>Pistol</td><td>8</td></tr></table>"
+        "</body></html>"
+    )
+    (unit,) = parse_file("br.html", page.encode(), game="x").units
+    assert (unit.rule_id, unit.title) == ("4.3", "Rolling to Hit")
+    assert unit.text.split("\n") == [
+        "Modifiers:",
+        "a) -1 in cover",
+        "b) -1 if the shooter moved",
+        "Range: 12 inches.",
+        "AP: 1",
+        "- Close",
+        "  combat",
+        "Rivet Pistol | 8",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("head", "lists"),
+    [
+        # a list's own style, in any of CSS's names
+        ("", "<ol style='list-style-type: lower-alpha'><li>x</li><li>y</li></ol>"),
+        ("", "<ol style='list-style: upper-roman inside'><li>x</li><li>y</li></ol>"),
+        # Sphinx (docutils) classes, numbered by a style sheet not in the page
+        ("", "<ol class='loweralpha simple'><li>x</li><li>y</li></ol>"),
+        # the page's own style sheet: a list-style-type, or Google Docs' counter
+        (
+            "<style>ol.alpha{list-style-type:upper-alpha}</style>",
+            "<ol class='alpha'><li>x</li></ol>",
+        ),
+        (
+            "<style>@import url(https://example.com/f.css);.lst-kix_q1-0>li:before"
+            '{content:"" counter(lst-ctn-kix_q1-0,lower-latin) ") "}'
+            "ol.lst-kix_q1-0{list-style-type:none}</style>",
+            "<ol class='c7 lst-kix_q1-0 start' start='1'><li>x</li><li>y</li></ol>"
+            "<p>Both.</p><ol class='c7 lst-kix_q1-0' start='3'><li>z</li></ol>",
+        ),
+    ],
+)
+def test_lists_lettered_by_css_or_by_class_keep_their_letters(head: str, lists: str) -> None:
+    """Only <ol type="a"> was lettered: a list lettered or numbered in Roman by its
+    style, by Sphinx's classes or by the page's style sheet read 1, 2, 3, and
+    "see (b)" then pointed at nothing."""
+    page = f"<html><head>{head}</head><body><h1>Modifiers</h1>{lists}</body></html>"
+    (unit,) = parse_file("l.html", page.encode(), game="x").units
+    expected = {
+        "lower-alpha": ["a. x", "b. y"],
+        "upper-roman": ["I. x", "II. y"],
+        "loweralpha": ["a. x", "b. y"],
+        "upper-alpha": ["A. x"],
+        "lower-latin": ["a) x", "b) y", "Both.", "c) z"],
+    }
+    (kind,) = [k for k in expected if k in head + lists]
+    assert unit.text.split("\n") == expected[kind]
+
+
+def test_sphinx_permalinks_field_lists_and_footnote_labels_leave_no_marks() -> None:
+    """Sphinx's "¶" permalinks stayed after a glossary term ("Engagement¶") and a
+    table's caption; a field list's term keeps its own colon ("Range::
+    12 inches"); and a footnote's label "[<a>1</a>]" left "[]" when its link
+    back went ("[1] [] It still counts")."""
+    page = """<html><body><div role="main"><section id="s">
+<h2>Weapons<a class="headerlink" href="#s">¶</a></h2>
+<p>Shaken <a class="footnote-reference brackets" href="#f1" id="id1">1</a>.</p>
+<dl class="field-list"><dt>Range<span class="colon">:</span></dt><dd><p>12 inches</p></dd>
+<dt>AP<span class="colon">:</span></dt><dd><p>1</p></dd></dl>
+<table id="t1"><caption><span>Table 1 </span><span>Weapons</span><a class="headerlink"
+ href="#t1">¶</a></caption><tr><td>Pistol</td><td>8</td></tr></table>
+<dl class="glossary"><dt id="term-E">Engagement<a class="headerlink" href="#term-E">¶</a></dt>
+<dd><p>Within 1 inch of an enemy model.</p></dd></dl>
+<aside class="footnote brackets" id="f1" role="note"><span class="label"><span>[</span>
+<a role="doc-backlink" href="#id1">1</a><span>]</span></span><p>It still counts.</p></aside>
+</section></div></body></html>"""
+    units = parse_file("s.html", page.encode(), game="x").units
+    assert [(u.title, u.text.split("\n")) for u in units] == [
+        (
+            "Weapons",
+            [
+                "Shaken [1].",
+                "[1] It still counts.",
+                "Range: 12 inches",
+                "AP: 1",
+                "Table 1 Weapons",
+                "Pistol | 8",
+            ],
+        ),
+        ("Engagement", ["Within 1 inch of an enemy model."]),
+    ]
+
+
+def test_a_cell_spanning_columns_keeps_the_cells_after_it_under_their_headers() -> None:
+    """ "Ember Thrower" spanning Weapon and Range was read once and the row closed
+    up, "Ember Thrower | 3 | -2" under "Weapon | Range | Attacks | AP": 3
+    read as its range. Each extra column it spans is an empty cell; at the
+    row's end (a category's row across the table) none is added."""
+    page = """<html><body><h1>Weapons</h1><table>
+<tr><th>Weapon</th><th>Range</th><th>Attacks</th><th>AP</th></tr>
+<tr><td>Slag Rifle</td><td>24</td><td>2</td><td>-1</td></tr>
+<tr><td colspan="2">Ember Thrower (template)</td><td>3</td><td>-2</td></tr>
+<tr><td colspan="4">Heavy weapons</td></tr></table></body></html>"""
+    (unit,) = parse_file("w.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Weapon | Range | Attacks | AP",
+        "Slag Rifle | 24 | 2 | -1",
+        "Ember Thrower (template) |  | 3 | -2",
+        "Heavy weapons",
+    ]
+
+
+def test_a_wikis_page_tabs_licence_line_and_a_headings_badge_are_not_the_rules() -> None:
+    """A Fandom page's first rule began "Edit History Talk (0)" (its tool bar,
+    "page-header__actions", all links), its last held "Community content is
+    available under CC-BY-SA" (its licence line), and "<h3>3.3 <span
+    class="badge">NEW</span> Falling</h3>" was titled "NEW Falling"."""
+    page = """<html><body><main><div class="page-header">
+<h1>Core Rules</h1><div class="page-header__actions"><a href="?action=edit">Edit</a>
+<a href="?action=history">History</a> <a href="/Talk">Talk (0)</a></div></div>
+<p>Welcome to the rules.</p>
+<h3>3.3 <span class="badge">NEW</span> Falling</h3><p>One wound per 3 inches.</p>
+<div class="license-description">Community content is available under
+<a href="/Licensing">CC-BY-SA</a> unless otherwise noted.</div></main></body></html>"""
+    units = parse_file("wiki.html", page.encode(), game="x").units
+    assert [(u.rule_id, u.title, u.text) for u in units] == [
+        ("core-rules", "Core Rules", "Welcome to the rules."),
+        ("3.3", "Falling", "One wound per 3 inches."),
     ]

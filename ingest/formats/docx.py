@@ -28,6 +28,17 @@ The document's title is its Title property, when it has one.
 Headings numbered by a multilevel list (how Word and LibreOffice number a
 book's rules: "1.1 Components") get their number written into their text,
 counted as Word counts it, since mammoth drops it and players cite by it.
+A numbered list's items keep the label Word shows too: mammoth writes a
+bare ``<ol>``, which read 1., 2., 3. whatever the list's level said ("a)",
+"(i)", "iv."), so each item's number, counted the same way, and its level's
+format and text around the number go to the HTML reader as the ``<ol>``'s
+type and label and each ``<li>``'s value, as the OpenDocument reader passes
+Writer's on. (A level's text with the higher levels' numbers in it,
+"%1.%2.", is filled in: they are the same for every item of one ``<ol>``.)
+
+A line break inside a paragraph (Shift+Enter, ``w:br``) is a line break in
+the rule's text: mammoth writes it as ``<br>``, which the HTML reader keeps
+as one (a heading's stays a space).
 
 A legacy ``.doc`` or a password-protected document (both OLE files, not
 zips) gets a one-line error saying so, and so does a file that unpacks to
@@ -40,7 +51,7 @@ import io
 import re
 import zipfile
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
@@ -114,11 +125,16 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         if typed:
             levels.update({f"p.{_TYPED}{n}": n for n in range(1, 7)})
             outlined |= {f"{_TYPED}{n}" for n in range(1, 7)}
+        labels: list[_ListLabel] = []
         try:
-            numbered = _number_headings(root, outlined, styles, numbering) if numbering else False
+            numbered = (
+                _number_headings(root, outlined, styles, numbering, labels) if numbering else False
+            )
         except Exception:  # odd numbering: no numbers, the rules still read
+            # (items marked before it failed keep their labels: the marks are
+            # taken out of the HTML whatever happens)
             numbered = False
-        if typed or numbered or contents or styled_title:
+        if typed or numbered or contents or styled_title or labels:
             data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
@@ -127,6 +143,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             convert_image=mammoth.images.img_element(lambda image: {}),
         )
         title = (_core_title(core) if core else "") or styled_title or typed_title
+        page = _mend_html(result.value, labels)
     except RulebookError:
         raise
     except Exception as e:  # zip, XML or mammoth errors: a damaged or foreign file
@@ -134,7 +151,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
         raise RulebookError(
             f"{name}: not a readable Word document ({reason}); is the file complete?"
         ) from None
-    return result.value, title, contents
+    return page, title, contents
 
 
 def _title_line(root: Any, styles: _Styles, named: str) -> str:
@@ -370,7 +387,35 @@ def _with_document(data: bytes, root: Any) -> bytes:
     return out.getvalue()
 
 
-def _number_headings(root: Any, headings: set[str], styles: _Styles, numbering: bytes) -> bool:
+class _ListLabel(NamedTuple):
+    """A numbered list item's label as Word shows it: the HTML ``<ol>`` type of
+    its level's format ("a", "I", "1"), what goes before and after the number
+    ("(" and ")", "1." and "."), and its number."""
+
+    kind: str
+    prefix: str
+    suffix: str
+    number: int
+
+
+# Marks a list item's paragraph with the index of its label, from the document
+# to mammoth's HTML (private-use characters, which no rulebook's text holds).
+_LABEL_MARK = "\ue0f0{}\ue0f1"
+_LABEL_MARKS = re.compile("\ue0f0(\\d+)\ue0f1")
+# Word's list formats an HTML <ol> can show; others (decimalZero, ordinal,
+# a language's own digits) are left to the reader's 1, 2, 3
+_HTML_LIST_KINDS = {
+    "decimal": "1", "lowerLetter": "a", "upperLetter": "A", "lowerRoman": "i", "upperRoman": "I",
+}  # fmt: skip
+
+
+def _number_headings(
+    root: Any,
+    headings: set[str],
+    styles: _Styles,
+    numbering: bytes,
+    labels: list[_ListLabel] | None = None,
+) -> bool:
     """Write each auto-numbered heading's number into its text ("1.1 Components"),
     as Word shows it; whether any was. Word and LibreOffice number a book's
     rules by tying the heading styles to a multilevel list, and mammoth drops
@@ -379,11 +424,10 @@ def _number_headings(root: Any, headings: set[str], styles: _Styles, numbering: 
     The number is counted as Word counts it: per list, a level's counter goes
     up at each paragraph on that level and the deeper ones start again; the
     level's text ("%1.%2") is filled with the counters in the level's format
-    (decimal, letters, roman numerals). Only headings get their number written;
-    a numbered list stays a list.
+    (decimal, letters, roman numerals). A numbered list stays a list: each of
+    its items (not a heading) gets a mark at its start, the index of its
+    label in ``labels``, which ``_mend_html`` gives the HTML reader.
     """
-    from lxml import etree
-
     try:
         formats = _list_levels(numbering)
     except Exception:  # a damaged numbering part: no numbers, the rules still read
@@ -417,21 +461,33 @@ def _number_headings(root: Any, headings: set[str], styles: _Styles, numbering: 
         for deeper in range(level + 1, 9):
             count[deeper], began[deeper] = 0, False
         if sid not in headings:
+            item = _item_label(levels, level, count)
+            if item is not None and labels is not None:
+                _prepend_run(p, _LABEL_MARK.format(len(labels)))
+                labels.append(item)
             continue
         label = _level_text(levels, level, count)
         if not label:
             continue
-        run = etree.Element(f"{_W}r")
-        text = etree.SubElement(run, f"{_W}t")
-        text.text = f"{label} "
-        text.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
-        props = p.find(f"{_W}pPr")
-        p.insert(1 if props is not None else 0, run)
+        _prepend_run(p, f"{label} ")
         wrote = True
     return wrote
 
 
-def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int]) -> str:
+def _prepend_run(p: Any, text: str) -> None:
+    """A run of ``text`` first in paragraph ``p`` (after its properties)."""
+    from lxml import etree
+
+    run = etree.Element(f"{_W}r")
+    node = etree.SubElement(run, f"{_W}t")
+    node.text = text
+    node.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+    p.insert(1 if p.find(f"{_W}pPr") is not None else 0, run)
+
+
+def _fill(
+    levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int], text: str
+) -> str:
     """A level's text ("%1.%2") filled with the counters, each in its level's format."""
 
     def fill(m: re.Match[str]) -> str:
@@ -439,9 +495,61 @@ def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count:
         start, fmt, _, _ = levels.get(k, (1, "decimal", "", ""))
         return _format_number(count[k] if count[k] or k == level else start, fmt)
 
+    return re.sub(r"%([1-9])", fill, text)
+
+
+def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int]) -> str:
+    """A level's text ("%1.%2") filled with the counters, each in its level's format."""
     if levels[level][1] in ("bullet", "none"):
         return ""  # a bullet's "number" is its glyph
-    return re.sub(r"%([1-9])", fill, levels[level][2]).strip()
+    return _fill(levels, level, count, levels[level][2]).strip()
+
+
+def _item_label(
+    levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int]
+) -> _ListLabel | None:
+    """A list item's label: its own number's place in the level's text ("%2" in
+    "(%2)") splits it into what goes before and after; None for a bullet, a
+    format an HTML list cannot show, or a text without the item's number."""
+    _, fmt, text, _ = levels[level]
+    kind = _HTML_LIST_KINDS.get(fmt)
+    own = f"%{level + 1}"
+    if kind is None or own not in text:
+        return None
+    before, _, after = text.partition(own)
+    return _ListLabel(
+        kind,
+        _fill(levels, level, count, before).lstrip(),
+        _fill(levels, level, count, after).rstrip(),
+        count[level],
+    )
+
+
+def _mend_html(page: str, labels: list[_ListLabel]) -> str:
+    """mammoth's HTML with each numbered list's labels as Word shows them (see the
+    module docstring); a page with no list marked is returned as it is."""
+    if not labels and "\ue0f0" not in page:
+        return page
+    from bs4 import BeautifulSoup, NavigableString
+
+    soup = BeautifulSoup(page, "html.parser")
+    items: dict[int, _ListLabel] = {}  # id(<li>) -> its label
+    for node in soup.find_all(string=_LABEL_MARKS):
+        found = [int(k) for k in _LABEL_MARKS.findall(str(node))]
+        item = node.find_parent("li")
+        if item is not None and found and found[0] < len(labels):
+            items.setdefault(id(item), labels[found[0]])
+        node.replace_with(NavigableString(_LABEL_MARKS.sub("", str(node))))
+    for ol in soup.find_all("ol"):
+        own = [li for li in ol.find_all("li", recursive=False) if id(li) in items]
+        if not own:
+            continue
+        first = items[id(own[0])]
+        ol["type"] = first.kind
+        ol["data-prefix"], ol["data-suffix"] = first.prefix, first.suffix
+        for li in own:
+            li["value"] = str(items[id(li)].number)
+    return str(soup)
 
 
 def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, str]]]:

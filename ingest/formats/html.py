@@ -43,12 +43,33 @@ a designer's note is prose, and keeps the odd link it has. On a page that
 marks no rules at all (no ``<main>``, ``<article>`` or ``<section>``), an
 ``<aside>`` is judged the same way: its prose is an example box or an
 optional rule, which losing would cost more than a sidebar's text leaking.
+
+What a page's markup says, read as a browser shows it. Its bytes are decoded
+by its byte order mark or declared charset, else as UTF-8, else by
+``--encoding``, else as windows-1252 (the HTML standard's default, with a
+warning), never by a statistical guess. ``role="heading"`` with its
+``aria-level`` is a heading; so is a heading inside a toggle's ``<summary>``,
+or a summary that is a bold line (its level its number's depth, set as the
+page sets its numbered h-tags). A table whose cells hold headings lays the
+page out (an old site's): its cells are blocks of the page, a cell of links
+alone its menu. A page with no heading element at all has its bold lines as
+headings, decided as a hand-made Word file's are (``ingest.typeset``). A
+``<br>`` breaks the line (not in a heading or a table's cell, each one
+line); a cell spanning columns leaves empty cells after it, so its row's
+cells stay under their headers; an ordered list is numbered by its style,
+its class's rule in the page's style sheet, docutils' classes or its
+``type``. A link that is only a permalink sign ("¶") and an emoji alone on a
+line (counted as decorations) are no text. Raw HTML in another document
+(``fragment``) gets none of the page-only readings: its tables are tables,
+its headings the document's.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from itertools import pairwise
 from typing import Any
 from urllib.parse import unquote
@@ -56,6 +77,7 @@ from urllib.parse import unquote
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.outline import Block, Outline, build_units
+from ruleslawyer.ingest.typeset import HEADING_WORDS, Line, typeset_headings
 from ruleslawyer.ingest.units import ParseResult
 
 _HTML_START = re.compile(
@@ -104,8 +126,19 @@ _CHROME_NAME = re.compile(
 # line ("in: Units, Cavalry"), which a rules page could also use for a box of
 # prose.
 _LINKS_NAME = re.compile(r"^(?:[\w-]+__)?categories$", re.I)
+# ... and a page's tool bar ("page-header__actions", "page-actions": a wiki's
+# Edit / History / Talk tabs), also only when it is mostly links.
+_ACTIONS_NAME = re.compile(r"^(?:[\w-]+(?:__|-))?actions$", re.I)
+# A site's licence line ("license-description": "Content is available under
+# CC-BY-SA"): the site's, when it holds no heading (a rulebook's own licence
+# chapter is a section with a heading, and stays).
+_LICENSE_NAME = re.compile(r"^(?:[\w-]+[_-])?licen[cs]e(?:[_-][\w-]+)?$", re.I)
+# Inside a heading, a badge ("3.3 <span class="badge">NEW</span> Falling") is
+# a mark beside the title, not a word of it (Bootstrap's, Docusaurus' class).
+_BADGE_NAME = re.compile(r"^badge(?:[_-][\w-]+)?$", re.I)
 _SENTENCE_END = (".", "!", "?")
 _EMPTY_BRACKETS = re.compile(r"\s*\[\s*\]\s*$")
+_LEADING_EMPTY_BRACKETS = re.compile(r"^\[\s*\]\s*")
 # A heading's edit link as it reads: "[edit]", "edit", "[ edit source ]"
 _EDIT_LINK = re.compile(r"^\[?\s*edit(?:\s+(?:source|section))?\s*\]?$", re.I)
 _CLOSE_PUNCT = re.compile(r"\s+([.,;:!?)\]](?:\s|$))")  # a space before closing punctuation
@@ -134,6 +167,7 @@ CONTENTS_LABEL_WORDS = 4  # the most words a contents list's label ("Table of Co
 _WORD = re.compile(r"\w+")  # a word for link density: "Fighting, Moving" is two
 # ARIA role tokens are compared case-insensitively by browsers: role="Main" is main.
 _MAIN_ROLE = re.compile(r"^main$", re.I)
+_HEADING_ROLE = re.compile(r"^heading$", re.I)
 _RUN_IN_CLASS = re.compile(r"(?:paragraph|runin|run-in|inline)[-_]?head", re.I)
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
 _CONTAINERS = (
@@ -213,13 +247,22 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
             and el.find_parent(_HEADING_TAGS).get_text(" ", strip=True) != said
         ):
             return True  # (a heading that is only "Edit" is the rules' own)
-        return any(_CHROME_NAME.match(n) for n in classes)
+        return any(_CHROME_NAME.match(n) or _BADGE_NAME.match(n) for n in classes)
     if "section" in names and el.get("id") and el.get("id") == _heading_slug(el):
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
         return False
-    return any(_CHROME_NAME.match(n) for n in names if n) or (
-        any(_LINKS_NAME.match(n) for n in names if n) and _link_dense(el)
+    return (
+        any(_CHROME_NAME.match(n) for n in names if n)
+        or (
+            any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n)
+            and _link_dense(el)
+        )
+        or (
+            any(_LICENSE_NAME.match(n) for n in names if n)
+            and el.find(_HEADING_TAGS) is None
+            and el.find(attrs={"role": _HEADING_ROLE}) is None
+        )
     )
 
 
@@ -276,10 +319,13 @@ def _pseudo_heading(term: str) -> bool:
     return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith(_SENTENCE_END)
 
 
-def _text(el: Any) -> str:
+def _text(el: Any, *, lines: bool = False) -> str:
     """The element's words, whitespace collapsed; a line break or a block inside
     it separates words, where it starts and where it ends (inline tags inside
-    a word do not)."""
+    a word do not). With ``lines``, a ``<br>`` starts a new line: "Modifiers:<br>a)
+    -1 in cover<br>b) ..." is a list typed with line breaks, and "<b>Range:</b>
+    12 inches.<br><b>AP:</b> 1" two entries; joined, a value ran into the next
+    entry's name. A heading and a table cell stay one line (``lines`` off)."""
     from bs4 import NavigableString, Tag
 
     parts: list[str] = []
@@ -297,10 +343,22 @@ def _text(el: Any) -> str:
             before = before.contents[-1] if before.contents else None
         if isinstance(node, Tag):
             if node.name in _BREAKS:
-                parts.append(" ")
+                parts.append(_LINE if lines and node.name == "br" else " ")
         elif isinstance(node, NavigableString) and type(node) is NavigableString:
-            parts.append(str(node))
-    return " ".join("".join(parts).replace("\u200b", "").split())
+            parts.append(str(node).replace(_LINE, " "))
+    return _lines("".join(parts))
+
+
+# What a <br> leaves in text being read, until its lines are made (a character
+# no page's text is left holding: a source's own is read as a space).
+_LINE = "\u2028"
+
+
+def _lines(text: str) -> str:
+    """``text``'s lines (split where a ``<br>`` was), whitespace collapsed in each,
+    empty ones (a ``<br>`` ending a paragraph, two in a row) left out."""
+    out = (" ".join(line.replace("\u200b", "").split()) for line in text.split(_LINE))
+    return "\n".join(line for line in out if line)
 
 
 def _place_footnotes(soup: Any) -> int:
@@ -391,7 +449,9 @@ def _place_footnotes(soup: Any) -> int:
             if target_id in names:
                 gone.add(id(a))
                 a.decompose()
-        text = _text(body)
+        # the brackets a link back leaves behind when it goes (docutils'
+        # "[<a>1</a>]" label): "[] It still counts" is "It still counts"
+        text = _LEADING_EMPTY_BRACKETS.sub("", _text(body))
         gone.update(map(id, body.descendants))
         body.decompose()
         label = mark.group(1)
@@ -710,30 +770,306 @@ def _run_in_heading(el: Any) -> Any | None:
     return None
 
 
+def _is_layout(table: Any) -> bool:
+    """Does the table lay the page out (an old site's menu cell beside its rules
+    cell) rather than hold a rules table? A cell of its own holding a heading
+    says so: read as rows, the page was one row of one cell, no heading
+    found, the menu in the rule and a table inside the cell read twice."""
+    return any(h.find_parent("table") is table for h in table.find_all(_HEADING_TAGS))
+
+
+# Characters a line of decoration is made of: pictographs (emoji, "So") and
+# what joins or varies them (skin tones, variation selectors, joiners).
+_DECORATION = frozenset({"So", "Sk", "Mn", "Me", "Cf"})
+
+
+def _decoration(text: str) -> bool:
+    """Is ``text`` an emoji or pictograph alone ("💡", "⚔️")?"""
+    marks = [c for c in text if not c.isspace()]
+    categories = [unicodedata.category(c) for c in marks]
+    return "So" in categories and all(c in _DECORATION for c in categories)
+
+
+# A heading's printed number ("3", "3.2", "3.2.1."), a word after it ("2D6 ..." is none)
+_NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+(?=[^\W\d])")
+_BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|bolder|[6-9]00)\b", re.I)
+# What a line of the page is set in, for bold lines as headings
+_LINE_BLOCKS = (
+    "p", "div", "li", "dt", "dd", "td", "th", "blockquote", "center", "summary", "address",
+    "figcaption", "caption", "pre",
+)  # fmt: skip
+# Lines that are never headings, as a list item is none in a Word file
+_LISTED = ("li", "dt", "dd", "td", "th", "caption", "pre")
+
+
+def _number_depth(text: str) -> int:
+    """How deep a heading's printed number is: "2 The Turn" 1, "2.1 Initiative" 2,
+    no number 0."""
+    m = _NUMBERED.match(text)
+    return m.group(1).count(".") + 1 if m else 0
+
+
+def _number_offset(root: Any) -> int:
+    """How the page's numbered h-tags stand to their numbers' depth: "3 Movement"
+    an <h2> and "3.2 Charging" an <h3> is 1; 0 when none is numbered."""
+    offsets: Counter[int] = Counter()
+    for h in root.find_all(_HEADING_TAGS):
+        depth = _number_depth(_text(h))
+        if depth:
+            offsets[_HEADINGS[h.name] - depth] += 1
+    return offsets.most_common(1)[0][0] if offsets else 0
+
+
+def _bolds(el: Any) -> bool:
+    return el.name in ("b", "strong") or bool(_BOLD_STYLE.search(str(el.get("style") or "")))
+
+
+def _all_bold(el: Any) -> bool:
+    """Are all of ``el``'s words inside bold markup (``<b>``, ``<strong>``, a
+    ``font-weight`` of bold or 600 and more), ``el``'s own included?"""
+    from bs4 import NavigableString
+
+    words = False
+    for node in el.find_all(string=True):
+        if type(node) is not NavigableString or not node.strip():
+            continue
+        words = True
+        up: Any = node.parent
+        while not _bolds(up):
+            if up is el or up.parent is None:
+                return False
+            up = up.parent
+    return words
+
+
+def _bold_line(el: Any, text: str) -> bool:
+    """A line set all in bold that could be a heading: short (``HEADING_WORDS``,
+    as in a Word file), a letter in it, not ending as a sentence or a
+    lead-in does ("Important!", "Range:" are text)."""
+    return (
+        1 <= len(text.split()) <= HEADING_WORDS
+        and any(c.isalpha() for c in text)
+        and not text.endswith((*_SENTENCE_END, ",", ";", ":"))
+        and _all_bold(el)
+    )
+
+
+def _bold_headings(root: Any, outline: Outline) -> None:
+    """Make a page's bold lines its headings, when it has no heading element at
+    all (a page typed in a plain editor, a forum post: "<p><b>2.1
+    Initiative</b></p>"); read as text, the page was one plain section.
+
+    Which lines are headings is decided as for a Word file whose headings are
+    made by hand (``ingest.typeset``): a short line all in bold, not a list
+    item or a table cell, with text after it, where bold is not most of the
+    page. Their levels: where most of them are numbered, each numbered one
+    by its number's depth ("2.1" under "2"), an unnumbered bold line is a
+    label in its rule's text (a "Designer's Note", an "Example"), and the
+    page's first line, above them all, its title (as a Word file's title
+    line is no rule of its own); else by their looks, as in a Word file.
+    Trade-off: a book numbering its rules but not its chapters reads the
+    chapters as text.
+    """
+    from bs4 import NavigableString
+
+    total = bold = 0
+    for node in root.find_all(string=True):
+        if type(node) is NavigableString and node.strip():
+            total += len(node.strip())
+            bold += len(node.strip()) if any(map(_bolds, node.parents)) else 0
+    blocks = root.find_all(_LINE_BLOCKS)
+    # the innermost blocks are the lines (found upward: each stops at its
+    # nearest block, so a page nested thousands deep is read once)
+    holders = {id(el.find_parent(_LINE_BLOCKS)) for el in blocks}
+    lines = []
+    for el in blocks:
+        text = "" if id(el) in holders else _text(el)
+        if not text:
+            continue
+        listed = el.name in _LISTED or el.find_parent(["li", "table", "dl", "pre"]) is not None
+        lines.append(Line(el, text, 1.0, _bold_line(el, text), listed=listed))
+    found = typeset_headings(lines, Counter({1.0: total}), bold)
+    heads = [(el, level, _text(el)) for el, level in found.headings]
+    numbered = sum(1 for _, _, text in heads if _number_depth(text))
+    if numbered >= 2 and 2 * numbered >= len(heads):
+        for el, _, text in heads:
+            if _number_depth(text):
+                el.name = f"h{min(_number_depth(text), 6)}"
+            elif el is lines[0].element and el is heads[0][0]:
+                outline.title = text
+                el.decompose()
+    else:
+        for el, level, _ in heads:
+            el.name = f"h{level}"
+
+
+# How a list is numbered, as CSS names it; docutils' classes for the same
+# (Sphinx's pages number by them from a style sheet of their own, not in the page)
+_CSS_LIST_KINDS = {
+    "decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
+    "upper-latin": "A", "lower-roman": "i", "upper-roman": "I",
+}  # fmt: skip
+_DOCUTILS_LIST_KINDS = {
+    "arabic": "1", "loweralpha": "a", "upperalpha": "A", "lowerroman": "i", "upperroman": "I"
+}  # fmt: skip
+_CSS_LIST_TYPE = re.compile(r"list-style(?:-type)?\s*:\s*([^;}]*)", re.I)
+_CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
+_CSS_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+_CSS_CONTENT = re.compile(r"(?<![\w-])content\s*:\s*([^;]*)", re.I)
+# a "content" value's pieces: strings, and counters (with the style they show)
+_CSS_PIECE = re.compile(r'"([^"]*)"|\'([^\']*)\'|counter\(\s*[\w-]+\s*(?:,\s*([\w-]+)\s*)?\)')
+ListStyle = tuple[str, str | None, str | None]  # kind (1, a, A, i, I), prefix, suffix
+
+
+def _css_kind(value: str) -> str | None:
+    return next((_CSS_LIST_KINDS[w] for w in value.lower().split() if w in _CSS_LIST_KINDS), None)
+
+
+def _declared_list_style(declarations: str) -> ListStyle | None:
+    """The numbering a CSS rule's declarations set: a ``list-style-type``, or a
+    marker drawn with one counter (Google Docs: ``content: counter(c,
+    lower-latin) ") "``, a) b) c)), with what is written around it."""
+    m = _CSS_LIST_TYPE.search(declarations)
+    if m and _css_kind(m.group(1)):
+        return _css_kind(m.group(1)) or "1", None, None
+    content = _CSS_CONTENT.search(declarations)
+    if content is None or "counter(" not in content.group(1):
+        return None
+    pieces = list(_CSS_PIECE.finditer(content.group(1)))
+    counters = [n for n, p in enumerate(pieces) if p.group(0).startswith("counter")]
+    if len(counters) != 1:  # "1.2." drawn from two counters: no one list's number
+        return None
+    at = counters[0]
+    kind = _css_kind(pieces[at].group(3) or "decimal")
+    if kind is None:
+        return None
+
+    def said(run: list[re.Match[str]]) -> str:
+        return "".join(p.group(1) or p.group(2) or "" for p in run).strip()
+
+    return kind, said(pieces[:at]), said(pieces[at + 1 :])
+
+
+def _list_styles(soup: Any) -> dict[str, ListStyle]:
+    """The numbering the page's own style sheets give a class of lists. Only
+    rules whose selector names one class are read (``.lst-kix_q1-0>li:before``,
+    ``ol.alpha``): which class a rule of two means is for a full cascade,
+    which this is not. A later rule for the class wins, as in CSS."""
+    styles: dict[str, ListStyle] = {}
+    for sheet in soup.find_all("style"):
+        css = re.sub(r"/\*.*?\*/", "", sheet.get_text(), flags=re.S)
+        for selectors, declarations in _CSS_RULE.findall(css):
+            style = _declared_list_style(declarations)
+            if style is None:
+                continue
+            for selector in selectors.split(","):
+                classes = set(_CSS_CLASS.findall(selector))
+                if len(classes) == 1:
+                    styles[classes.pop()] = style
+    return styles
+
+
+def _list_style(el: Any, sheet: dict[str, ListStyle]) -> tuple[str, str, str]:
+    """An ordered list's numbering as a browser shows it: its kind (1, a, A, i,
+    I) and what goes before and after the number. From its own ``style``,
+    else a rule of the page's style sheet for its class, else docutils' class
+    ("loweralpha"), else its ``type`` (CSS outranks the attribute); around
+    the number, a browser's "." or the label a word processor's list style
+    sets (the OpenDocument reader passes it on as ``data-prefix`` and
+    ``data-suffix``)."""
+    m = _CSS_LIST_TYPE.search(str(el.get("style") or ""))
+    kind = _css_kind(m.group(1)) if m else None
+    prefix: str | None = None
+    suffix: str | None = None
+    classes = [str(c) for c in el.get("class") or []]
+    if kind is None:
+        for c in classes:
+            if c in sheet:
+                kind, prefix, suffix = sheet[c]
+    if kind is None:
+        docutils = [_DOCUTILS_LIST_KINDS.get(c.lower()) for c in classes]
+        kind = next((k for k in docutils if k), None)
+    if kind is None:
+        kind = str(el.get("type") or "1")
+    if el.get("data-prefix") is not None:
+        prefix = str(el.get("data-prefix"))
+    if el.get("data-suffix") is not None:
+        suffix = str(el.get("data-suffix"))
+    return kind, prefix or "", "." if suffix is None else suffix
+
+
 class _Walker:
-    def __init__(self, outline: Outline) -> None:
+    def __init__(
+        self,
+        outline: Outline,
+        list_styles: dict[str, ListStyle] | None = None,
+        number_offset: int = 0,
+        *,
+        fragment: bool = False,
+    ) -> None:
         self.outline = outline
+        # a word processor's table (a Word or OpenDocument file, raw HTML in
+        # Markdown) is a table, a heading in it text: no page is laid out by one
+        self.fragment = fragment
         self.pending: list[str] = []  # loose inline text inside a container
         self.in_definition = 0  # depth of <dl>s being read
         self.in_card = 0  # depth of data cards (see ``_is_data_card``) being read
         self.label = ""  # a data card's label, waiting for its value
+        self.list_styles = list_styles or {}  # class -> numbering, from the page's <style>
+        # a numbered heading's h-level less its numbering depth, as the page sets
+        # its h-tags ("3 Movement" an <h2>: 1), for a heading known by its number
+        self.number_offset = number_offset
 
     def flush(self) -> None:
         # Pieces are set apart (a site's styled spans often have no space
         # between them), but not from the punctuation after them: "see
-        # <a>Cover</a>." is "see Cover.", not "see Cover .".
-        text = _CLOSE_PUNCT.sub(r"\1", " ".join(" ".join(self.pending).split()))
-        if text:
-            self.outline.blocks.append(Block(self._labelled(text)))
+        # <a>Cover</a>." is "see Cover.", not "see Cover .". A loose <br>
+        # breaks the line.
+        text = _CLOSE_PUNCT.sub(r"\1", _lines(" ".join(self.pending)))
         self.pending = []
+        if text:
+            self.add(text)
 
     def add(self, text: str, level: int = 0) -> None:
         self.flush()
         if level:
             # the brackets an edit link left behind: "Altitude [edit]" -> "Altitude []"
             text = _EMPTY_BRACKETS.sub("", text)
+        elif _decoration(text):
+            # an emoji alone on its line (a Notion page's icon, a callout's 💡)
+            # decorates; as text it was a line of a rule, or a rule of its own
+            self.outline.dropped["decorations"] += 1
+            return
         if text:
             self.outline.blocks.append(Block(self._labelled(text) if not level else text, level))
+
+    def _layout(self, table: Any) -> None:
+        """A table laid out as the page (see ``_is_layout``): each cell a block of
+        the page, in order, but a cell of links and no heading (the site's
+        menu beside the rules), which is left out."""
+        self.flush()
+        for tr in table.find_all("tr"):
+            if tr.find_parent("table") is not table:
+                continue
+            for cell in tr.find_all(["td", "th"], recursive=False):
+                if cell.find(_HEADING_TAGS) is None and _link_dense(cell):
+                    self.outline.dropped["navigation, headers and footers"] += 1
+                    continue
+                self.walk(cell)
+                self.flush()
+
+    def _summary_level(self, summary: Any) -> int:
+        """The level of the heading a ``<summary>`` is: one inside it (read as
+        itself, so any level), or a bold line's (see ``_bold_line``) by its
+        number's depth, the page's h-tags' offset added, else a run-in
+        heading's; 0 when it is text (an FAQ's question)."""
+        if summary.find(_HEADING_TAGS) is not None:
+            return 1
+        text = _text(summary)
+        if not _bold_line(summary, text):
+            return 0
+        depth = _number_depth(text)
+        return min(depth + self.number_offset, 6) if depth else RUN_IN_LEVEL
 
     def _lone_label(self) -> None:
         """A data-card label no value followed (the card's title): a line of its own."""
@@ -770,6 +1106,8 @@ class _Walker:
             self.flush()
             self._lone_label()
             self.in_card -= 1
+        elif name == "table" and not self.fragment and _is_layout(child):
+            self._layout(child)
         elif name == "table":
             self.flush()
             caption = child.find("caption")
@@ -788,19 +1126,28 @@ class _Walker:
             self.flush()
             for line in child.get_text().replace("\u200b", "").splitlines():
                 self.add(" ".join(line.split()))
+        elif name == "summary" and self._summary_level(child):
+            # a toggle's title (Notion, GitBook, an FAQ): a heading when it holds
+            # one, or is a bold line; the <details>' body is its rule
+            if child.find(_HEADING_TAGS) is not None:
+                self.flush()
+                self.walk(child)
+                self.flush()
+            else:
+                self.add(_text(child), self._summary_level(child))
         elif name in _BLOCKS:
             self.flush()
             head = _run_in_heading(child) if name == "p" else None
             if head is not None:
                 self.add(_text(head), RUN_IN_LEVEL)
                 head.extract()
-            self.add(_text(child))
+            self.add(_text(child, lines=True))
         elif name in _CONTAINERS:
             self.flush()
             self.walk(child)
             self.flush()
         elif name == "br":
-            self.pending.append("\n")
+            self.pending.append(_LINE)
         elif name == "hr":
             self.flush()
         else:  # inline element loose in a container (span, a, strong, ...)
@@ -865,7 +1212,9 @@ class _Walker:
                     continue
                 if term and dds and not prose:
                     values = (_text(d) if isinstance(d, Tag) else str(d).strip() for d in dds)
-                    self.add(f"{term}: {' '.join(values)}")
+                    # a term with its own colon (docutils' field list: "Range:")
+                    # takes no second one ("Range:: 12 inches")
+                    self.add(f"{term.rstrip(': ')}: {' '.join(values)}")
                     continue
                 # a term as a section, or one with no description as a line
                 self.add(term, RUN_IN_LEVEL if prose and dds else 0)
@@ -885,20 +1234,26 @@ class _Walker:
         self.flush()
         ordered = el.name == "ol"
         number = _html_int(el.get("start"), 1)
-        kind = str(el.get("type") or "1")
-        # what goes around the number: a browser's ".", or the label a word
-        # processor's list style sets (the OpenDocument reader passes it on)
-        prefix, suffix = str(el.get("data-prefix") or ""), el.get("data-suffix")
-        suffix = "." if suffix is None else str(suffix)
+        kind, prefix, suffix = _list_style(el, self.list_styles)
         for li in el.find_all("li", recursive=False):
             number = _html_int(li.get("value"), number) if ordered else number
             label = f"{prefix}{list_number(number, kind)}{suffix}"
             marker = "  " * depth + (f"{label} " if ordered else "- ")
             number += 1
+            if li.find(_HEADING_TAGS) is not None or any(
+                self._summary_level(s) for s in li.find_all("summary")
+            ):
+                # an item holding a section (a Notion toggle list's heading
+                # toggle) is a block of the page, not an item of a list
+                self.flush()
+                self.walk(li)
+                self.flush()
+                continue
             nested = [n.extract() for n in li.find_all(["ul", "ol", "dl"], recursive=False)]
-            text = _text(li)
+            text = _text(li, lines=True)
             if text:
-                self.add(marker + text)
+                # a line broken in the item goes under its text, not its marker
+                self.add(marker + text.replace("\n", "\n" + " " * len(marker)))
             for n in nested:
                 if n.name == "dl":
                     self._definitions(n, lines=True)  # "term: value" lines
@@ -950,10 +1305,17 @@ def _table_rows(table: Any) -> list[list[str]]:
     read only in its first row, the next rows lose their first column and
     every cell after it shifts left, so "Lever rifle | 18" no longer says
     it is a rifle or lines up with the header. A cell spanning columns is
-    read once, where it starts; a row short of cells gets empty ones up to
-    a cell spanning down into it. A span ends with its row group
-    (``<thead>``, ``<tbody>``), as in a browser. Rows of a table inside a
-    cell are its own (the cell's text holds them too).
+    read once, where it starts, and leaves an empty cell in each other column
+    it spans, so the cells after it stay under their headers ("Ember Thrower
+    | | 3 | -2" under "Weapon | Range | Attacks | AP"; read once and closed
+    up, 3 read as its Range). Empty, not its value repeated: a name spanning
+    the Range column is no range, and a row across the whole table (a
+    category's name) would read "Rifles | Rifles | Rifles". Those empty
+    cells are left off the row's end, where nothing follows to shift. A row
+    short of cells gets empty ones up to a cell spanning down into it. A
+    span ends with its row group (``<thead>``, ``<tbody>``), as in a
+    browser. Rows of a table inside a cell are its own (the cell's text
+    holds them too).
     """
     # per row group (a nested table's are its own): column -> (text, rows left, width)
     carried: dict[int, dict[int, tuple[str, int, int]]] = {}
@@ -962,12 +1324,17 @@ def _table_rows(table: Any) -> list[list[str]]:
         spans = carried.setdefault(id(tr.parent), {})
         row: list[str] = []
         col = 0
+        spanned = 0  # the empty cells at the row's end that a colspan left
         # the row's own cells, also those an old site wraps in a <div>
         for cell in (c for c in tr.find_all(["th", "td"]) if c.find_parent("tr") is tr):
+            before = len(row)
             col = _carry(spans, row, col)
+            spanned = 0 if len(row) > before else spanned
             text = _text(cell)
             width, height = _span(cell.get("colspan")), _span(cell.get("rowspan"))
             row.append(text)
+            row.extend([""] * (width - 1))
+            spanned = width - 1
             for inside in range(col + 1, col + width):  # overlapped by this cell: used up here
                 if inside in spans:
                     over, left, wide = spans.pop(inside)
@@ -980,7 +1347,8 @@ def _table_rows(table: Any) -> list[list[str]]:
             if start >= col:
                 row.extend([""] * (start - col))
                 col = _carry(spans, row, start)
-        rows.append(row)
+                spanned = 0
+        rows.append(row[: len(row) - spanned])
     return rows
 
 
@@ -996,15 +1364,84 @@ def _carry(spans: dict[int, tuple[str, int, int]], row: list[str], col: int) -> 
     return col
 
 
-def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
+# Labels of an encoding a page may declare that browsers read as windows-1252
+# (the HTML standard maps them so: such pages use 0x80-0x9F for “”–€)
+_AS_1252 = frozenset(
+    {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin-1", "latin1", "l1",
+     "cp819", "ibm819", "x-cp1252", "cp1252", "windows-1252"}
+)  # fmt: skip
+
+
+def decode_page(data: bytes, name: str, encoding: str | None = None) -> tuple[str, bool]:
+    """The page's text, and whether its encoding was guessed (windows-1252).
+
+    As a browser reads it, near enough: the byte order mark, else the charset
+    the page declares (``<meta charset>``, its ``http-equiv``, an XML
+    declaration; found by BeautifulSoup's ``EncodingDetector``), if its bytes
+    fit it; else UTF-8 if they are UTF-8; else ``encoding`` (``--encoding``);
+    else windows-1252, the HTML standard's default for an undeclared page in
+    English. Not a statistical guess: bs4's own (charset-normalizer) read a
+    page of English in windows-1252 as Central European ("6½" as "6˝").
+    """
+    from bs4.dammit import EncodingDetector
+
+    body, bom = EncodingDetector.strip_byte_order_mark(data)
+    if bom:
+        return body.decode(bom, errors="replace"), False
+    declared = EncodingDetector.find_declared_encoding(data, is_html=True)
+    if declared:
+        label = declared.lower()
+        # a meta saying UTF-16 in a page of bytes means UTF-8 (the HTML standard)
+        label = "utf-8" if label.replace("-", "").startswith("utf16") else label
+        try:
+            return data.decode("windows-1252" if label in _AS_1252 else label), False
+        except (LookupError, UnicodeDecodeError):
+            pass  # an unknown name, or bytes it does not fit: as if undeclared
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        pass
+    if encoding:
+        try:
+            return data.decode(encoding), False
+        except LookupError:
+            raise RulebookError(f"{name}: unknown encoding {encoding!r}") from None
+        except UnicodeDecodeError as err:
+            raise RulebookError(
+                f"{name}: not valid {encoding} text (byte {err.start}); check --encoding"
+            ) from None
+    return data.decode("windows-1252", errors="replace"), True
+
+
+# A link whose whole text is one of these marks a permalink to where it stands
+# (Sphinx's "¶" after a heading, a term or a caption; "#", "🔗"): no text.
+_ANCHOR_SIGNS = frozenset({"\u00b6", "#", "\u00a7", "\U0001f517", "\u2693"})
+
+
+def _is_permalink(a: Any) -> bool:
+    sign = _text(a).replace("\ufe0f", "")
+    if sign not in _ANCHOR_SIGNS:
+        return False
+    if sign != "\u00a7":
+        return True
+    # "§" also marks a footnote: a permalink only where it links to its own box
+    href = str(a.get("href") or "")
+    return href.startswith("#") and any(up.get("id") == href[1:] for up in a.parents)
+
+
+def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     """The page's rules as an outline; ``fragment`` for raw HTML inside another
-    document, where no element is the page's own banner or sidebar."""
+    document, where no element is the page's own banner or sidebar. ``data``
+    is the page's text, or its bytes in UTF-8 or the charset it declares."""
     from bs4 import BeautifulSoup, Comment
 
+    if isinstance(data, bytes):
+        data = decode_page(data, "page")[0]
     soup = BeautifulSoup(data, "lxml")
     outline = Outline()
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
         comment.extract()
+    list_styles = _list_styles(soup)
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
@@ -1015,12 +1452,20 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
         for a in heading.find_all("a"):
             if not _WORD.search(_text(a)) and (a.get("href") or _text(a)):
                 a.decompose()
+    for a in soup.find_all("a", href=True):
+        if not a.decomposed and _is_permalink(a):
+            a.decompose()  # after a term or a caption too: "Engagement¶"
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
+    # ARIA's heading (GitBook, Notion: <div role="heading" aria-level="3">) is a
+    # heading of its level (2 unless it says, as in ARIA)
+    for tag in soup.find_all(role=_HEADING_ROLE):
+        if tag.name not in _HEADINGS:
+            tag.name = f"h{min(max(_html_int(tag.get('aria-level'), 2), 1), 6)}"
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
@@ -1035,7 +1480,11 @@ def outline_of(data: bytes, *, fragment: bool = False) -> Outline:
     contents = _drop_contents(root)
     if contents:
         outline.dropped["table of contents lines"] += contents
-    walker = _Walker(outline)
+    if not fragment and root.find(_HEADING_TAGS) is None:
+        # (raw HTML in a Markdown file has its headings in the Markdown; a Word
+        # or OpenDocument file's hand-made ones were found by its reader)
+        _bold_headings(root, outline)
+    walker = _Walker(outline, list_styles, _number_offset(root), fragment=fragment)
     walker.walk(root)
     walker.flush()
     return outline
@@ -1064,7 +1513,13 @@ def read_document(
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
-    outline = outline_of(data)
+    page, guessed = decode_page(data, request.name, request.encoding)
+    outline = outline_of(page)
+    if guessed:
+        outline.warnings.append(
+            f"{request.name}: no character set declared and not UTF-8; read as "
+            "windows-1252 (pass --encoding to name another)"
+        )
     if not outline.blocks:
         raise RulebookError(
             f"{request.name}: no text in the page (only navigation, scripts or styles)"

@@ -7,6 +7,29 @@ becomes one line per row with its cells joined by " | ", and a block quote
 (a designer's note) stays with the rule it sits in. A bold run-in label
 (``**Range:** 12"``) is just text: only headings make rules.
 
+Three places where CommonMark's reading is not the writer's:
+
+- a file with no ``#`` or setext headings (but perhaps one title line above
+  everything) whose headings are paragraphs set wholly in bold
+  (``**3.2 Charging**`` alone on its line, as a word processor's or a
+  chat's export writes them) is read as the Word reader reads hand-made
+  headings, with the same rule (``ingest.typeset``: a short line, no
+  sentence end, all bold where bold is not most of the text, two or more
+  of them); a heading's level is its number's depth ("3.2" under "3")
+  where it has one. Left alone, the whole book was one rule;
+- lines that open with a list label CommonMark does not know ("a)", "(a)",
+  "a.", "(i)", "A)") are no list to it, so "a) ... / b) ... / c) ..." ran
+  together into one line. Where every line of a paragraph after its first
+  (a lead-in, or the first item) opens with one, its line breaks stay:
+  those lines are items (indented under a list item they continue);
+- a ``---`` line right under a paragraph makes it a setext heading. In a
+  file that otherwise uses ``#`` headings, one that spans several lines or
+  reads as a sentence (more than ``HEADING_WORDS`` words, or ending in
+  ".", "!" or "?") is a paragraph followed by a thematic break, and stays
+  text of the rule it is in: read as a heading it emptied that rule, and
+  became a rule titled with a sentence. A short one-line setext heading
+  is a heading, as written.
+
 Footnotes (``[^1]``, mdit-py-plugins): their texts sit at the end of the
 file, which would put every one under the last heading, in whatever rule
 that is. So a footnote goes right after the paragraph that first refers
@@ -41,6 +64,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from html import escape
 from itertools import pairwise
 from typing import Any
@@ -49,6 +73,7 @@ from urllib.parse import unquote
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.outline import Block, Outline, build_units
 from ruleslawyer.ingest.reader import decode_rulebook
+from ruleslawyer.ingest.typeset import HEADING_WORDS, MAX_LEVEL, Line, typeset_headings
 from ruleslawyer.ingest.units import ParseResult
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -90,6 +115,17 @@ MAX_BREW_DEPTH = 20  # Homebrewery blocks nested deeper are left as text
 # Homebrewery's blocks: "{{note" (classes, attributes) alone on a line, up to "}}".
 _BREW_OPEN = re.compile(r"^[ \t]*\{\{([^{}\n]*)$")
 _BREW_CLOSE = re.compile(r"^[ \t]*\}\}[ \t]*$")
+# A list label CommonMark takes for none, first on a line: "a)", "(a)", "a.",
+# "i)", "(iv)", "A)", "(1)" (a single letter, or a Roman numeral), then words.
+_LABEL = r"(?:[A-Za-z]|[ivxlc]{1,6}|[IVXLC]{1,6})"
+_LETTERED = re.compile(rf"^[ \t]*(?:\({_LABEL}\)|\(\d{{1,3}}\)|{_LABEL}[.)])[ \t]+\S")
+# A dotted rule number made unique by the outline ("4.3-2", the second 4.3)
+_REPEATED_NUMBER = re.compile(r"(\d+(?:\.\d+)+)-(\d+)")
+# Obsidian's block ID, last in a heading: "Activations ^activations"
+_BLOCK_ID = re.compile(r"\s+\^[A-Za-z0-9-]+$")
+_HTML_HEADING = re.compile(r"<h[1-6][\s>]", re.I)
+# A heading's dotted number: "3", "3.2", "3.2.1." (its depth is its level)
+_HEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
 
 
 def sniff(head: bytes) -> bool:
@@ -180,14 +216,15 @@ def _aside_title(params: str) -> str:
     return " ".join((bracket.group(1) if bracket else rest).split()).strip("\"' ")
 
 
-def _inline_text(token: Any) -> str:
-    """Plain text of an inline token: what the words say, without the markup."""
+def _inline_text(token: Any, *, lines: bool = False) -> str:
+    """Plain text of an inline token: what the words say, without the markup;
+    with ``lines``, a line break in the source stays one."""
     out: list[str] = []
     for child in token.children or []:
         if child.type in ("text", "code_inline"):
             out.append(child.content)
         elif child.type == "softbreak":
-            out.append(" ")
+            out.append("\n" if lines else " ")
         elif child.type == "hardbreak" or (
             child.type == "html_inline" and _BR.match(child.content)
         ):
@@ -197,6 +234,15 @@ def _inline_text(token: Any) -> str:
         elif child.type == "footnote_ref":
             out.append(f"[{child.meta['label']}]")
     return "".join(out).strip()
+
+
+def _lettered(token: Any) -> bool:
+    """Does every line of this paragraph after its first open with a list label
+    (two labelled lines at least)? Then they are items: "a) -1 in cover" /
+    "b) -1 if moved" on lines of their own read as one line."""
+    lines = token.content.split("\n")
+    labelled = [bool(_LETTERED.match(line)) for line in lines]
+    return len(lines) >= 2 and all(labelled[1:]) and sum(labelled) >= 2
 
 
 def _footnote_refs(token: Any) -> list[str]:
@@ -218,6 +264,8 @@ def outline_of(text: str) -> Outline:
     env: dict[str, Any] = {}
     md = _parser()
     tokens = md.parse(text, env)
+    _sentences_under_rules(tokens)
+    _bold_headings(tokens)
     source_lines = text.split("\n")
     lists: list[list[int]] = []  # per open list: [next number or -1 for bullets]
     item_prefix = ""
@@ -318,7 +366,11 @@ def outline_of(text: str) -> Outline:
                 outline.blocks.append(Block(" | ".join(row)))
             row = None
         elif t == "inline":
-            content = _inline_text(tok)
+            lettered = row is None and not heading_level and _lettered(tok)
+            content = _inline_text(tok, lines=lettered)
+            if lettered and lists:
+                # the items continue a list item: set under it, as a nested list is
+                content = content.replace("\n", "\n" + "  " * len(lists))
             if quote_start:
                 content = _ALERT.sub("", content)
                 quote_start = False
@@ -326,6 +378,7 @@ def outline_of(text: str) -> Outline:
                 row.append(" ".join(content.split()))
             elif heading_level:
                 heading = _HEADING_ATTRS.sub("", " ".join(content.split())) or content
+                heading = _BLOCK_ID.sub("", heading) or heading
                 outline.blocks.append(Block(heading, level=heading_level))
                 section = heading_level
             elif _SPACER.match(content):
@@ -363,6 +416,100 @@ def outline_of(text: str) -> Outline:
                 notes[label] = [" ".join(found.group(1).split())]
     _place_footnotes(outline, notes, referred)
     return outline
+
+
+def _sentences_under_rules(tokens: list[Any]) -> None:
+    """Turn back into paragraphs the setext headings that are a paragraph with a
+    thematic break under it (see the module docstring), in place.
+
+    CommonMark makes any paragraph with a ``---`` line right under it a
+    heading, however long; a writer who uses ``#`` headings and puts a rule
+    line after a paragraph meant a paragraph and a rule line (the rule it sat
+    in was emptied and vanished, and a sentence became a rule of its own).
+    Only ``---``: ``===`` is heading markup and nothing else. The break
+    itself separates nothing in a rule's text, so it is not put back.
+    """
+    atx = any(t.type == "heading_open" and t.markup.startswith("#") for t in tokens)
+    if not atx:
+        return  # a file of setext headings means them all
+    for n, tok in enumerate(tokens[:-2]):
+        if tok.type != "heading_open" or not tok.markup.startswith("-"):
+            continue
+        inline = tokens[n + 1]
+        words = " ".join(_inline_text(inline).split())
+        several_lines = "\n" in inline.content.strip()
+        sentence = len(words.split()) > HEADING_WORDS or words.endswith((".", "!", "?"))
+        if several_lines or sentence:
+            tok.type, tok.tag, tok.markup = "paragraph_open", "p", ""
+            close = tokens[n + 2]
+            close.type, close.tag, close.markup = "paragraph_close", "p", ""
+
+
+def _wholly_bold(inline: Any) -> bool:
+    """Is this paragraph one bold (or bold-italic) span, on one line?"""
+    kids = [c for c in inline.children or [] if c.type != "text" or c.content.strip()]
+    if any(c.type in ("softbreak", "hardbreak") for c in kids):
+        return False
+    bold = False
+    while len(kids) >= 2 and kids[0].type in ("strong_open", "em_open"):
+        opener, closer = kids[0].type, kids[0].type.replace("_open", "_close")
+        depth, end = 0, 0
+        for end, kid in enumerate(kids):  # noqa: B007 (where the span closes)
+            depth += 1 if kid.type == opener else -1 if kid.type == closer else 0
+            if depth == 0:
+                break
+        if end != len(kids) - 1:  # the span ends before the paragraph does
+            return False
+        bold = bold or opener == "strong_open"
+        kids = kids[1:-1]
+    return bold and bool(kids)
+
+
+def _bold_headings(tokens: list[Any]) -> None:
+    """Make headings, in place, of the paragraphs wholly in bold that a file
+    with no headings of its own uses as headings (see the module docstring).
+
+    Decided as the Word reader decides a hand-made heading
+    (``ingest.typeset``), on what Markdown can say of a line: bold or not (no
+    sizes). Only paragraphs at the top (not in a list, a quote, a note or a
+    table) can be headings; all count as text. A file with one heading
+    before everything else (its title, "# Ashfall Rules") still qualifies:
+    the bold headings go under it. Levels: a dotted number's depth where
+    there is one ("3" 1, "3.2" 2), else the level ``typeset`` ranks it at.
+    """
+    heads = [n for n, t in enumerate(tokens) if t.type == "heading_open"]
+    if len(heads) > 1 or (heads and any(t.block for t in tokens[: heads[0]])):
+        return
+    if any(t.type == "html_block" and _HTML_HEADING.search(t.content) for t in tokens):
+        return  # its headings are HTML's (a wiki export's <h3>)
+    base = int(tokens[heads[0]].tag[1]) if heads else 0
+    chars: Counter[float] = Counter()
+    bold_chars = 0
+    lines: list[Line] = []
+    for n, tok in enumerate(tokens[:-1]):
+        if tok.type != "paragraph_open" or tokens[n + 1].type != "inline":
+            continue
+        inline = tokens[n + 1]
+        text = " ".join(_inline_text(inline).split())
+        if not text:
+            continue
+        chars[1.0] += len(text)
+        depth = 0
+        for kid in inline.children or []:
+            depth += 1 if kid.type == "strong_open" else -1 if kid.type == "strong_close" else 0
+            if depth > 0 and kid.type in ("text", "code_inline"):
+                bold_chars += len(kid.content)
+        top = tok.level == 0
+        lines.append(Line(n, text, 1.0, top and _wholly_bold(inline), listed=not top))
+    found = typeset_headings(lines, chars, bold_chars)
+    text_of = {line.element: line.text for line in lines}
+    for n, ranked in found.headings:
+        number = _HEADING_NUMBER.match(text_of[n])
+        depth = number.group(1).count(".") + 1 if number else ranked
+        level = max(1, min(base + depth, MAX_LEVEL))
+        for tok in (tokens[n], tokens[n + 2]):
+            tok.type = tok.type.replace("paragraph", "heading")
+            tok.tag, tok.markup = f"h{level}", "**"
 
 
 def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
@@ -651,7 +798,7 @@ def _place_footnotes(
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     text = decode_rulebook(data, request.name, request.encoding)
     outline = outline_of(text)
-    return build_units(
+    result = build_units(
         outline,
         file=request.name,
         game=request.game,
@@ -659,6 +806,18 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         title_fixes=request.title_fixes,
         title=request.title,
     )
+    # A rule number used twice (an erratum pasted under the old rule, a copied
+    # section) is made unique as "4.3-2": said, since a player citing "4.3"
+    # gets the first and may never learn the second exists.
+    ids = {u.rule_id for u in result.units}
+    for unit in result.units:
+        repeat = _REPEATED_NUMBER.fullmatch(unit.rule_id)
+        if repeat and repeat.group(1) in ids:
+            result.warnings.append(
+                f'{request.name}: heading "{repeat.group(1)} {unit.title}" is used more than '
+                f"once; this one is rule {unit.rule_id}"
+            )
+    return result
 
 
 FORMAT = Format(
