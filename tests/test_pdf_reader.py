@@ -2411,3 +2411,21 @@ def test_a_running_header_naming_the_chapter_in_the_texts_size_is_dropped(name: 
     assert "Ashfall Skirmish Rules" not in text
     assert text.count("Weapon | Range | Attacks | Hit | Damage") == 1
     assert result.dropped["running headers and footers"] >= 5
+
+
+def test_a_tables_short_cells_centred_in_tall_rows_stay_in_their_rows() -> None:
+    """A browser's table (WeasyPrint, three pages of Cinder Reach set from its
+    Markdown): each row's short cells are centred in a row as tall as its
+    long "Effect" cell, and the long cell's lines are written after them,
+    starting higher up. The gap from the header to the first row's short
+    cells ended the table there, so its rows were read as loose lines."""
+    lines = _edge_rule_lines("weasyprint-tall-rows")["6.4"]
+    at = lines.index("D6 | Result | Effect")
+    assert lines[at + 1 : at + 5] == [
+        "1 or less | Taken Out | Remove the model from the battlefield. It counts as Taken Out "
+        "for Victory Points (8.5) and for Nerve tests (6.6).",
+        "2\u20133 | Down | Lay the model on its side. It is Down (6.4.1) and drops any Cinder "
+        "Shard it carries.",
+        "4\u20135 | Dazed | The model stays on its feet with 1 wound and becomes Shaken (6.6).",
+        "6 or more | Grit Teeth | The model stays on its feet with 1 wound.",
+    ]

@@ -1721,7 +1721,19 @@ def _bands(lines: list[_Line], start: int) -> tuple[list[list[_Line]], int]:
             same.append(ln)
         else:
             if bands and ln.top - max(m.bottom for m in bands[-1]) > 2.5 * size:
-                break
+                # unless lines the PDF writes next fill the gap: a browser
+                # centres a row's short cells in a tall row and writes a tall
+                # cell's lines after them, starting higher up
+                below = max(m.bottom for m in bands[-1])
+                ahead = lines[end + 1 : end + 12]
+                if not any(
+                    m.page == head.page
+                    and m.column == head.column
+                    and abs(m.size - size) <= 0.1 * size
+                    and below - 0.5 * size <= m.top < ln.top
+                    for m in ahead
+                ):
+                    break
             one_cell = len(ln.cells) == 1
             if (
                 one_cell
