@@ -1694,6 +1694,35 @@ def test_a_sentence_over_a_rule_line_is_no_setext_heading() -> None:
     )
 
 
+def test_a_short_setext_heading_is_a_heading_whatever_its_punctuation() -> None:
+    """Eighth review round: "WAAAGH!" and "Did You Know?" over "---" in a file
+    of "#" headings were read as sentences over a rule line, and their text
+    went into the rule before them."""
+    text = (
+        "# Orks\n\nOrks fight in mobs.\n\nWAAAGH!\n---\n\nOnce per game, every Ork "
+        "charges.\n\nDid You Know?\n---\n\nOrks paint their trukks red.\n"
+    )
+    units = _read_md(text).units
+    assert [u.title for u in units] == ["Orks", "WAAAGH!", "Did You Know?"]
+    assert units[1].text == "Once per game, every Ork charges."
+
+
+def test_a_bold_question_in_a_file_with_no_headings_is_no_heading() -> None:
+    """Eighth review round: in a file whose headings are bold lines, a FAQ's
+    bold question ("**Can I charge after running?**") was a rule of its own,
+    its answer cut off from the rule it belongs to; the HTML reader already
+    keeps a bold question as text."""
+    text = (
+        "**1 Movement**\n\nModels move 6 inches.\n\n**Can I charge after running?**\n\n"
+        "No: a model that ran cannot charge.\n\n**2 Shooting**\n\nRoll a D6 per shot.\n"
+    )
+    units = _read_md(text).units
+    assert [u.title for u in units] == ["Movement", "Shooting"]
+    assert units[0].text == (
+        "Models move 6 inches.\nCan I charge after running?\nNo: a model that ran cannot charge."
+    )
+
+
 def test_word_list_items_keep_the_labels_word_shows() -> None:
     """Seventh review round: Word numbering with lowerLetter "%1)" and lowerRoman
     "(%2)" read "1. ... 2. ... 1. ... 3." (mammoth writes a bare <ol>); the

@@ -15,8 +15,10 @@ Three places where CommonMark's reading is not the writer's:
   chat's export writes them) is read as the Word reader reads hand-made
   headings, with the same rule (``ingest.typeset``: a short line, no
   sentence end, all bold where bold is not most of the text, two or more
-  of them); a heading's level is its number's depth ("3.2" under "3")
-  where it has one. Left alone, the whole book was one rule;
+  of them; a bold question or exclamation is a line of text, as in the
+  HTML reader: a FAQ's "**Can I charge after running?**"); a heading's
+  level is its number's depth ("3.2" under "3") where it has one. Left
+  alone, the whole book was one rule;
 - lines that open with a list label CommonMark does not know ("a)", "(a)",
   "a.", "(i)", "A)") are no list to it, so "a) ... / b) ... / c) ..." ran
   together into one line. Where every line of a paragraph after its first
@@ -24,11 +26,11 @@ Three places where CommonMark's reading is not the writer's:
   those lines are items (indented under a list item they continue);
 - a ``---`` line right under a paragraph makes it a setext heading. In a
   file that otherwise uses ``#`` headings, one that spans several lines or
-  reads as a sentence (more than ``HEADING_WORDS`` words, or ending in
-  ".", "!" or "?") is a paragraph followed by a thematic break, and stays
-  text of the rule it is in: read as a heading it emptied that rule, and
-  became a rule titled with a sentence. A short one-line setext heading
-  is a heading, as written.
+  runs past ``HEADING_WORDS`` words is a paragraph followed by a thematic
+  break, and stays text of the rule it is in: read as a heading it emptied
+  that rule, and became a rule titled with a sentence. A short one-line
+  setext heading is a heading, as written, whatever its punctuation
+  ("WAAAGH!", "Did You Know?").
 
 Footnotes (``[^1]``, mdit-py-plugins): their texts sit at the end of the
 file, which would put every one under the last heading, in whatever rule
@@ -438,7 +440,8 @@ def _sentences_under_rules(tokens: list[Any]) -> None:
         inline = tokens[n + 1]
         words = " ".join(_inline_text(inline).split())
         several_lines = "\n" in inline.content.strip()
-        sentence = len(words.split()) > HEADING_WORDS or words.endswith((".", "!", "?"))
+        # (not its punctuation alone: "WAAAGH!" and "Did You Know?" are headings)
+        sentence = len(words.split()) > HEADING_WORDS
         if several_lines or sentence:
             tok.type, tok.tag, tok.markup = "paragraph_open", "p", ""
             close = tokens[n + 2]
@@ -500,7 +503,10 @@ def _bold_headings(tokens: list[Any]) -> None:
             if depth > 0 and kid.type in ("text", "code_inline"):
                 bold_chars += len(kid.content)
         top = tok.level == 0
-        lines.append(Line(n, text, 1.0, top and _wholly_bold(inline), listed=not top))
+        # a bold question or exclamation is a line of its rule ("**Can I
+        # charge after running?**" over its answer), as in the HTML reader
+        asks = text.endswith(("?", "!"))
+        lines.append(Line(n, text, 1.0, top and not asks and _wholly_bold(inline), listed=not top))
     found = typeset_headings(lines, chars, bold_chars)
     text_of = {line.element: line.text for line in lines}
     for n, ranked in found.headings:
