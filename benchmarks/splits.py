@@ -78,7 +78,14 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   reportlab and Chromium). The PDF reader was mended on this PDF after the
   session's first run (its header and page numbers inside an inch's
   margin, tables written cell by cell); nothing is fitted or chosen on the
-  questions.
+  questions;
+- cinder-weasyprint: the same questions on the same Markdown set as a web
+  page by pandoc and printed by WeasyPrint (``weasyprint.css`` beside it:
+  A5, running headers naming the chapter, page numbers, bordered tables
+  whose cells the browser centres in tall rows), a fifth PDF producer
+  (2026-12-06); the reader was mended on probe files of WeasyPrint's
+  footnotes, lists, columns and tall rows first, and on this file's tall
+  rows; nothing is fitted or chosen on the questions.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -144,6 +151,11 @@ CORPORA: dict[str, Corpus] = {
         )
         for ext in ("pdf", "md", "odt", "docx")
     },
+    "cinder-weasyprint": Corpus(
+        "cinder-reach",
+        "Cinder Reach",
+        (EVAL_CORPORA / "cinder-reach" / "cinder-reach-weasyprint.pdf",),
+    ),
 }
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
@@ -182,6 +194,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cinder-md": (("cinder-reach.jsonl", "cinder-md"),),
     "cinder-odt": (("cinder-reach.jsonl", "cinder-odt"),),
     "cinder-docx": (("cinder-reach.jsonl", "cinder-docx"),),
+    "cinder-weasyprint": (("cinder-reach.jsonl", "cinder-weasyprint"),),
 }
 
 
