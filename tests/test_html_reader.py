@@ -1016,7 +1016,8 @@ def test_aria_headings_toggles_and_emoji_icons_of_a_notion_export() -> None:
     toggle's <summary> opens a rule of the toggle's body, and so does a
     toggle whose summary is a bold numbered line (both were lines of 3.2);
     the page icon "⚔️" was a rule named after the file, and a callout's "💡" a
-    line of its own: an emoji alone is decoration, dropped and counted."""
+    line of its own: the icons Notion marks as its page's and its callouts'
+    are decoration, dropped and counted."""
     result = parse_file("notion.html", (EDGES / "notion.html").read_bytes(), game="x")
     by_id = {u.rule_id: u for u in result.units}
     assert "notion" not in by_id
@@ -1186,20 +1187,256 @@ def test_a_cell_spanning_columns_keeps_the_cells_after_it_under_their_headers() 
     ]
 
 
-def test_a_wikis_page_tabs_licence_line_and_a_headings_badge_are_not_the_rules() -> None:
-    """A Fandom page's first rule began "Edit History Talk (0)" (its tool bar,
-    "page-header__actions", all links), its last held "Community content is
-    available under CC-BY-SA" (its licence line), and "<h3>3.3 <span
-    class="badge">NEW</span> Falling</h3>" was titled "NEW Falling"."""
+def test_a_wikis_page_tabs_go_but_licence_and_badge_class_names_drop_nothing() -> None:
+    """A Fandom page's first rule began "Edit History Talk (0)": its tool bar
+    ("page-header__actions", all links) is the page's. But a class naming a
+    licence or a badge says nothing of a box's part in the page: a racing
+    game's "Driver licence" rule ("licence-card", id "license") vanished, a
+    heading's "Optional" badge was cut from its title, and a box of links to
+    a game's actions ("unit-actions": the rule after it says "the actions
+    above") was dropped as a tool bar."""
     page = """<html><body><main><div class="page-header">
-<h1>Core Rules</h1><div class="page-header__actions"><a href="?action=edit">Edit</a>
+<h1>Road Wars</h1><div class="page-header__actions"><a href="?action=edit">Edit</a>
 <a href="?action=history">History</a> <a href="/Talk">Talk (0)</a></div></div>
-<p>Welcome to the rules.</p>
-<h3>3.3 <span class="badge">NEW</span> Falling</h3><p>One wound per 3 inches.</p>
-<div class="license-description">Community content is available under
-<a href="/Licensing">CC-BY-SA</a> unless otherwise noted.</div></main></body></html>"""
+<h2>Driver licence</h2>
+<div class="card licence-card"><p>Each driver holds a licence with 3 points.</p></div>
+<div id="license"><p>A driver without a licence cannot enter the Highway.</p></div>
+<h2>Actions</h2>
+<div class="unit-actions"><p><a href="#move">Move</a>, <a href="#ram">Ram</a></p></div>
+<p>Each car takes two of the actions above per turn.</p>
+<h2>Special rules <span class="badge">Optional</span></h2><p>Both players agree.</p>
+</main></body></html>"""
     units = parse_file("wiki.html", page.encode(), game="x").units
-    assert [(u.rule_id, u.title, u.text) for u in units] == [
-        ("core-rules", "Core Rules", "Welcome to the rules."),
-        ("3.3", "Falling", "One wound per 3 inches."),
+    assert [(u.title, u.text) for u in units] == [
+        (
+            "Driver licence",
+            "Each driver holds a licence with 3 points.\n"
+            "A driver without a licence cannot enter the Highway.",
+        ),
+        ("Actions", "Move, Ram\nEach car takes two of the actions above per turn."),
+        ("Special rules Optional", "Both players agree."),
     ]
+
+
+def test_a_declared_charset_is_read_with_bad_bytes_replaced_and_counted() -> None:
+    """One stray byte in a page declaring UTF-8 failed a strict decode, and the
+    page was read as if it declared nothing: as windows-1252, every "½" and
+    curly quote in it mojibake, with a false "no character set declared"
+    warning. The declared charset wins; a byte it cannot read is U+FFFD, and
+    the warning names the file and how many there were."""
+    text = "Models move 6\u00bd inches \u2013 \u201cdifficult\u201d terrain."
+    page = f'<html><head><meta charset="utf-8"></head><body><h2>Movement</h2><p>{text}</p>'
+    data = page.encode() + b"<p>Str\xe9y byte.</p></body></html>"
+    result = parse_file("stray.html", data, game="x")
+    assert result.units[0].text.split("\n") == [text, "Str\ufffdy byte."]
+    assert len(result.warnings) == 1
+    assert "stray.html" in result.warnings[0] and " 1 " in result.warnings[0]
+    assert "no character set" not in result.warnings[0]
+
+
+RUSSIAN = (
+    "<h1>\u041f\u0440\u0430\u0432\u0438\u043b\u0430</h1><h2>\u0414\u0432\u0438\u0436"
+    "\u0435\u043d\u0438\u0435</h2><p>\u041c\u043e\u0434\u0435\u043b\u0438 \u0434\u0432"
+    "\u0438\u0433\u0430\u044e\u0442\u0441\u044f \u043d\u0430 6 \u0434\u044e\u0439\u043c"
+    "\u043e\u0432. \u0422\u0440\u0443\u0434\u043d\u0430\u044f \u043c\u0435\u0441\u0442"
+    "\u043d\u043e\u0441\u0442\u044c \u0437\u0430\u043c\u0435\u0434\u043b\u044f\u0435"
+    "\u0442 \u0432\u0434\u0432\u043e\u0435.</p>"
+)
+JAPANESE = (
+    "<h1>\u30eb\u30fc\u30eb</h1><h2>\u79fb\u52d5</h2><p>\u30e2\u30c7\u30eb\u306f6\u30a4"
+    "\u30f3\u30c1\u79fb\u52d5\u3059\u308b\u3002\u300c\u56f0\u96e3\u5730\u5f62\u300d"
+    "\u3067\u306f\u534a\u5206\u306b\u306a\u308b\u3002</p><h2>\u5c04\u6483</h2><p>\u30c0"
+    "\u30a4\u30b9\u3092\u632f\u308b\u3002</p>"
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "codec"),
+    [(RUSSIAN, "cp1251"), (JAPANESE, "shift_jis")],
+    ids=["russian-windows-1251", "japanese-shift_jis"],
+)
+def test_an_undeclared_page_in_a_non_latin_script_is_read_by_detection(
+    page: str, codec: str
+) -> None:
+    """A page of Russian in windows-1251 or Japanese in Shift_JIS with no charset
+    declared was read right by bs4's detection, and then, read as
+    windows-1252, was mojibake. The detector is believed when what it reads
+    is mostly letters of a script other than Latin (a page of English, which
+    it took for Central European, is still windows-1252: see above); the
+    warning says what the page was read as."""
+    result = parse_file("ru.html", f"<html><body>{page}</body></html>".encode(codec), game="x")
+    expected = parse_file("utf8.html", page.encode(), game="x")
+    assert [(u.title, u.text) for u in result.units] == [(u.title, u.text) for u in expected.units]
+    assert any("no character set declared" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "text"),
+    [
+        # Microsoft's characters in a page declaring the standard's narrower name
+        ("Shift_JIS", "cp932", "\u624b\u9806\u2460\u79fb\u52d5\u2161"),
+        ("euc-kr", "cp949", "\ubaa8\ub378 \ub620\ubc29\uac01\ud558"),
+        ("gb2312", "gb18030", "\u6a21\u578b\u79fb\u52a8\u9555"),
+        ("iso-8859-9", "cp1254", "Zar at\u0131l\u0131r \u2013 \u201cg\u00fc\u00e7\u201d"),
+        ("tis-620", "cp874", "\u0e01\u0e0e\u2026"),
+    ],
+    ids=["shift_jis", "euc-kr", "gb2312", "iso-8859-9", "tis-620"],
+)
+def test_a_declared_label_is_read_as_browsers_widen_it(label: str, codec: str, text: str) -> None:
+    """A page declaring "Shift_JIS" holding cp932's ① and Ⅲ, "euc-kr" holding
+    cp949's extra Hangul, "gb2312" holding GBK's characters failed Python's
+    codec of that exact name, and was read as undeclared (windows-1252): all
+    mojibake, or "no text in the page". Labels are read as the WHATWG
+    Encoding Standard maps them."""
+    page = f'<html><head><meta charset="{label}"></head><body><h2>X</h2><p>{text}</p>'
+    result = parse_file("w.html", page.encode(codec), game="x")
+    assert result.units[0].text == text
+    assert not result.warnings
+
+
+def test_a_charset_declared_after_a_long_style_sheet_is_read() -> None:
+    """bs4 looks for a <meta charset> in the first 2 KB only: after a long style
+    sheet, a page declaring windows-1251 was read as undeclared. The whole
+    <head> (or the first 64 KB) is looked in."""
+    style = "".join(f".c{n} {{ margin: {n}px; color: #333; }}\n" for n in range(200))
+    page = f"<html><head><style>{style}</style><meta charset='windows-1251'></head><body>"
+    result = parse_file("late.html", (page + RUSSIAN).encode("cp1251"), game="x")
+    assert result.units[0].text.startswith("\u041c\u043e\u0434\u0435\u043b\u0438 ")
+    assert not result.warnings
+
+
+def test_a_data_table_with_headings_in_its_cells_is_still_a_table() -> None:
+    """1435ef4 took any table with a heading in a cell for a page's layout: a
+    weapons table whose header cells are <h3>s, and a stat card with its
+    name in an <h3> across its columns, were read a value per line
+    ("Lever rifle", "18\"", "0"), under a rule named after the last header
+    cell, and a <caption>'s heading was lost. A cell that is only a heading
+    is a header cell; a layout table's cells hold a heading and its text."""
+    page = """<html><body><h1>Ashfall</h1><h2>Weapons</h2><table border="1">
+<tr><td><h3>Rifles</h3></td><td><h3>Range</h3></td><td><h3>AP</h3></td></tr>
+<tr><td>Lever rifle</td><td>18"</td><td>0</td></tr></table>
+<h2>Armour</h2><table><caption><h3>Armour table</h3></caption>
+<tr><th>Type</th><th>Save</th></tr><tr><td>Light</td><td>6+</td></tr></table>
+<h2>Bestiary</h2><table border="1"><tr><td colspan="4"><h3>Orc Warrior</h3></td></tr>
+<tr><td>M</td><td>WS</td><td>BS</td><td>W</td></tr>
+<tr><td>4</td><td>3</td><td>5</td><td>1</td></tr></table>
+<table role="presentation"><tr><td>Wolves hunt in packs.</td><td>See below.</td></tr></table>
+</body></html>"""
+    units = parse_file("t.html", page.encode(), game="x").units
+    assert [(u.title, u.text.split("\n")) for u in units] == [
+        ("Weapons", ["Rifles | Range | AP", 'Lever rifle | 18" | 0']),
+        ("Armour", ["Armour table", "Type | Save", "Light | 6+"]),
+        (
+            "Bestiary",
+            [
+                "Orc Warrior",
+                "M | WS | BS | W",
+                "4 | 3 | 5 | 1",
+                # a table the page says is for layout: its cells are blocks
+                "Wolves hunt in packs.",
+                "See below.",
+            ],
+        ),
+    ]
+
+
+def test_a_heading_inside_a_list_item_after_its_text_stays_in_the_item() -> None:
+    """Step 3 of a list held a note box with its own <h4>Note</h4>: the item was
+    read as blocks of the page, its number lost, and the rest of the list
+    went under a new rule "Note". Only an item opening with its heading (a
+    Notion toggle list's) is read as blocks; otherwise the heading is text
+    of the item."""
+    page = """<html><body><h1>Core Rules</h1><h2>3 Turn sequence</h2><ol>
+<li>Roll for initiative.</li><li>Shoot with your models.
+<div class="note"><h4>Note</h4><p>Models that ran cannot shoot.</p></div></li>
+<li>Fight in melee.</li></ol><h2>4 Morale</h2><p>Roll 2D6.</p></body></html>"""
+    units = parse_file("l.html", page.encode(), game="x").units
+    assert [(u.title, u.text.split("\n")) for u in units] == [
+        (
+            "Turn sequence",
+            [
+                "1. Roll for initiative.",
+                "2. Shoot with your models. Note Models that ran cannot shoot.",
+                "3. Fight in melee.",
+            ],
+        ),
+        ("Morale", ["Roll 2D6."]),
+    ]
+
+
+def test_a_style_rule_for_nested_lists_leaves_the_outer_list_alone() -> None:
+    """``ol.rules ol { list-style-type: lower-alpha }`` letters the lists inside
+    ``ol.rules``, but was read as the rule of ``.rules`` itself: the outer
+    list read "a. Move phase", "b. Shoot phase". A rule counts for a class
+    only when its selector ends with it (or with the class's items'
+    markers: ``ol.steps li::before``)."""
+    page = """<html><head><style>ol.rules ol { list-style-type: lower-alpha; }
+.faq ol ol ol { list-style-type: lower-roman; }</style></head><body><h1>Turn</h1>
+<ol class="rules"><li>Move phase<ol><li>Move models</li></ol></li><li>Shoot phase</li></ol>
+</body></html>"""
+    (unit,) = parse_file("c.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == ["1. Move phase", "  1. Move models", "2. Shoot phase"]
+
+
+def test_a_css_counter_label_keeps_the_spaces_written_in_it() -> None:
+    """``content: "Step " counter(step) ": "`` labelled the items "Step1:": the
+    strings around the counter were trimmed where they meet it."""
+    page = """<html><head><style>ol.steps li:before { content: "Step " counter(step) ": "; }
+ol.faq li::before { content: "Q" counter(list-item) ". "; }</style></head><body>
+<h1>Turn</h1><ol class="steps"><li>Roll initiative.</li><li>Move.</li></ol>
+<ol class="faq"><li>Can I run?</li></ol></body></html>"""
+    (unit,) = parse_file("c.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == ["Step 1: Roll initiative.", "Step 2: Move.", "Q1. Can I run?"]
+
+
+def test_lines_of_symbols_alone_are_text() -> None:
+    """A line that was only emoji or symbols was dropped as decoration: a dice
+    table's faces before each result, an icon legend's "⚔️" and "🛡️", a
+    card's "★★★" rating. Each says something; only the icons Notion marks
+    as its page's and its callouts' are decoration (see the Notion test)."""
+    page = """<html><body><h1>Combat</h1><p>Roll one die:</p>
+<div class="row"><div class="face">\u2680</div><div>Miss.</div></div>
+<div class="row"><div class="face">\u2681 \u2682</div><div>Hit: 1 damage.</div></div>
+<div class="legend"><div class="icon">\u2694\ufe0f</div><div>Attack: deal 1 damage.</div></div>
+<p>\u2605\u2605\u2605</p><p>Three stars: a legendary card.</p></body></html>"""
+    result = parse_file("d.html", page.encode(), game="x")
+    assert result.units[0].text.split("\n") == [
+        "Roll one die:",
+        "\u2680",
+        "Miss.",
+        "\u2681 \u2682",
+        "Hit: 1 damage.",
+        "\u2694\ufe0f",
+        "Attack: deal 1 damage.",
+        "\u2605\u2605\u2605",
+        "Three stars: a legendary card.",
+    ]
+    assert "decorations" not in result.dropped
+
+
+def test_role_heading_with_no_aria_level_is_not_a_heading() -> None:
+    """A callout's title ``<div role="heading">Tip</div>`` with no aria-level was
+    made an <h2>, and the sections after it ("Running", "Charging") became
+    its children, no longer under "Movement". A role heading needs its level."""
+    page = """<html><body><h1>Core Rules</h1><h2>Movement</h2>
+<div class="callout"><div class="callout-title" role="heading">Tip</div>
+<p>Measure before you move.</p></div><h3>Running</h3><p>Double move.</p></body></html>"""
+    units = parse_file("a.html", page.encode(), game="x").units
+    assert [(u.title, u.parent, u.text) for u in units] == [
+        ("Movement", "Core Rules", "Tip\nMeasure before you move."),
+        ("Running", "Core Rules > Movement", "Double move."),
+    ]
+
+
+def test_a_hash_sign_link_is_text_unless_it_is_a_permalink() -> None:
+    """Every link reading "#" was dropped as a permalink: a ranking table's sort
+    link in its header ("| Player | Score"), a tag token in prose. Only one
+    linking into its own page, or classed as a permalink, is one."""
+    page = """<html><body><h1>Rules</h1><h2>Ranking</h2>
+<table><tr><th><a href="?sort=rank">#</a></th><th>Player</th></tr>
+<tr><td>1</td><td>Ann</td></tr></table>
+<p>Use <a href="https://example.com/tags">#</a> for a tag.</p>
+<p id="x">Cover <a href="#x">#</a> counts <a class="anchor-link" href="/p#c">\u00b6</a></p>
+</body></html>"""
+    (unit,) = parse_file("p.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == ["# | Player", "1 | Ann", "Use # for a tag.", "Cover counts"]

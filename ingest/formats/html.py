@@ -45,27 +45,36 @@ marks no rules at all (no ``<main>``, ``<article>`` or ``<section>``), an
 optional rule, which losing would cost more than a sidebar's text leaking.
 
 What a page's markup says, read as a browser shows it. Its bytes are decoded
-by its byte order mark or declared charset, else as UTF-8, else by
-``--encoding``, else as windows-1252 (the HTML standard's default, with a
-warning), never by a statistical guess. ``role="heading"`` with its
-``aria-level`` is a heading; so is a heading inside a toggle's ``<summary>``,
-or a summary that is a bold line (its level its number's depth, set as the
-page sets its numbered h-tags). A table whose cells hold headings lays the
-page out (an old site's): its cells are blocks of the page, a cell of links
-alone its menu. A page with no heading element at all has its bold lines as
-headings, decided as a hand-made Word file's are (``ingest.typeset``). A
-``<br>`` breaks the line (not in a heading or a table's cell, each one
-line); a cell spanning columns leaves empty cells after it, so its row's
-cells stay under their headers; an ordered list is numbered by its style,
-its class's rule in the page's style sheet, docutils' classes or its
-``type``. A link that is only a permalink sign ("¶") and an emoji alone on a
-line (counted as decorations) are no text. Raw HTML in another document
+by its byte order mark, else by the charset it declares anywhere in its head
+(under the name a browser reads it by: "shift_jis" as cp932), bytes that do
+not fit it replaced and counted in a warning; else as UTF-8, else by
+``--encoding``; else, undeclared, by bs4's detector when what it reads is
+mostly a script other than Latin (Russian, Japanese), or as windows-1252
+(the HTML standard's default) with a warning (see ``decode_page``).
+``role="heading"`` with its ``aria-level`` is a heading; so is a heading
+inside a toggle's ``<summary>``, or a summary that is a bold line (its level
+its number's depth, set as the page sets its numbered h-tags). A table whose
+cells hold a heading and its section lays the page out (an old site's), as
+does one of ``role="presentation"``: its cells are blocks of the page, a cell
+of links alone its menu; a cell that is only a heading is a data table's
+header cell. A list item opening with a heading (a toggle list's) is blocks
+of the page; one with a heading after its text keeps it as text. A page with
+no heading element at all has its bold lines as headings, decided as a
+hand-made Word file's are (``ingest.typeset``). A ``<br>`` breaks the line
+(not in a heading or a table's cell, each one line); a cell spanning columns
+leaves empty cells after it, so its row's cells stay under their headers; an
+ordered list is numbered by its style, its class's rule in the page's style
+sheet, docutils' classes or its ``type``. A permalink ("¶", "#" linking into
+its own page or classed as one) is no text, nor the icons a Notion export
+marks as its page's and its callouts'; any other line of symbols alone (a
+die's face, a legend's icon) is text. Raw HTML in another document
 (``fragment``) gets none of the page-only readings: its tables are tables,
 its headings the document's.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from bisect import bisect_right
@@ -127,15 +136,15 @@ _CHROME_NAME = re.compile(
 # prose.
 _LINKS_NAME = re.compile(r"^(?:[\w-]+__)?categories$", re.I)
 # ... and a page's tool bar ("page-header__actions", "page-actions": a wiki's
-# Edit / History / Talk tabs), also only when it is mostly links.
-_ACTIONS_NAME = re.compile(r"^(?:[\w-]+(?:__|-))?actions$", re.I)
-# A site's licence line ("license-description": "Content is available under
-# CC-BY-SA"): the site's, when it holds no heading (a rulebook's own licence
-# chapter is a section with a heading, and stays).
-_LICENSE_NAME = re.compile(r"^(?:[\w-]+[_-])?licen[cs]e(?:[_-][\w-]+)?$", re.I)
-# Inside a heading, a badge ("3.3 <span class="badge">NEW</span> Falling") is
-# a mark beside the title, not a word of it (Bootstrap's, Docusaurus' class).
-_BADGE_NAME = re.compile(r"^badge(?:[_-][\w-]+)?$", re.I)
+# Edit / History / Talk tabs), also only when it is mostly links, and only a
+# page's, article's or post's: a game's "unit-actions" box of links to its
+# actions ("Move, Ram, Shoot") is a rule's list. No other name is chrome by a
+# word in it: a class naming a "licence" or a "badge" said nothing of the
+# box's part in the page, and a racing game's "Driver licence" rule and a
+# heading's "Optional" were lost by them.
+_ACTIONS_NAME = re.compile(
+    r"^(?:[\w-]*(?:page|article|post|entry|content|header|toolbar)[\w-]*(?:__|-))actions$", re.I
+)
 _SENTENCE_END = (".", "!", "?")
 _EMPTY_BRACKETS = re.compile(r"\s*\[\s*\]\s*$")
 _LEADING_EMPTY_BRACKETS = re.compile(r"^\[\s*\]\s*")
@@ -247,22 +256,13 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
             and el.find_parent(_HEADING_TAGS).get_text(" ", strip=True) != said
         ):
             return True  # (a heading that is only "Edit" is the rules' own)
-        return any(_CHROME_NAME.match(n) or _BADGE_NAME.match(n) for n in classes)
+        return any(_CHROME_NAME.match(n) for n in classes)
     if "section" in names and el.get("id") and el.get("id") == _heading_slug(el):
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
         return False
-    return (
-        any(_CHROME_NAME.match(n) for n in names if n)
-        or (
-            any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n)
-            and _link_dense(el)
-        )
-        or (
-            any(_LICENSE_NAME.match(n) for n in names if n)
-            and el.find(_HEADING_TAGS) is None
-            and el.find(attrs={"role": _HEADING_ROLE}) is None
-        )
+    return any(_CHROME_NAME.match(n) for n in names if n) or (
+        any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n) and _link_dense(el)
     )
 
 
@@ -770,24 +770,48 @@ def _run_in_heading(el: Any) -> Any | None:
     return None
 
 
+# What in a cell after its heading makes the cell a part of the page: the
+# heading's section (its paragraphs, lists, tables, boxes).
+_SECTION_BLOCKS = (
+    "p", "ul", "ol", "dl", "table", "div", "blockquote", "pre", "section", "article", "center",
+    "figure", "details", "address",
+)  # fmt: skip
+_PRESENTATION_ROLE = re.compile(r"^(?:presentation|none)$", re.I)
+
+
 def _is_layout(table: Any) -> bool:
     """Does the table lay the page out (an old site's menu cell beside its rules
-    cell) rather than hold a rules table? A cell of its own holding a heading
-    says so: read as rows, the page was one row of one cell, no heading
-    found, the menu in the rule and a table inside the cell read twice."""
-    return any(h.find_parent("table") is table for h in table.find_all(_HEADING_TAGS))
+    cell) rather than hold a rules table? Its role says so
+    (``role="presentation"``), or a cell of its own holds a section: a heading
+    with a paragraph, a list, a table or a box of text after it, or a
+    sentence's worth of words (``DEFINITION_WORDS``). Read as rows, such a
+    page was one row of one cell, no heading found, the menu in the rule and
+    a table inside the cell read twice. A cell that is only a heading
+    ("<td><h3>Rifles</h3></td>", a stat card's name across its columns) is a
+    data table's header cell: taking that for layout put each value of the
+    table on a line of its own, no longer under its header."""
+    if _PRESENTATION_ROLE.match(str(table.get("role") or "").strip()):
+        return True
+    from bs4 import NavigableString, Tag
 
-
-# Characters a line of decoration is made of: pictographs (emoji, "So") and
-# what joins or varies them (skin tones, variation selectors, joiners).
-_DECORATION = frozenset({"So", "Sk", "Mn", "Me", "Cf"})
-
-
-def _decoration(text: str) -> bool:
-    """Is ``text`` an emoji or pictograph alone ("💡", "⚔️")?"""
-    marks = [c for c in text if not c.isspace()]
-    categories = [unicodedata.category(c) for c in marks]
-    return "So" in categories and all(c in _DECORATION for c in categories)
+    for cell in table.find_all(["td", "th"]):
+        if cell.find(_HEADING_TAGS) is None or cell.find_parent("table") is not table:
+            continue
+        heading = False  # a heading of this table's seen in the cell
+        words = 0  # loose words after it
+        for node in cell.descendants:
+            if isinstance(node, Tag) and node.name in _HEADINGS:
+                heading = heading or node.find_parent("table") is table
+            elif not heading or node.find_parent(_HEADING_TAGS) is not None:
+                continue
+            elif isinstance(node, Tag):
+                if node.name in _SECTION_BLOCKS and _WORD.search(node.get_text()):
+                    return True
+            elif type(node) is NavigableString:
+                words += len(_WORD.findall(node))
+                if words >= DEFINITION_WORDS:
+                    return True
+    return False
 
 
 # A heading's printed number ("3", "3.2", "3.2.1."), a word after it ("2D6 ..." is none)
@@ -945,16 +969,37 @@ def _declared_list_style(declarations: str) -> ListStyle | None:
         return None
 
     def said(run: list[re.Match[str]]) -> str:
-        return "".join(p.group(1) or p.group(2) or "" for p in run).strip()
+        return "".join(p.group(1) or p.group(2) or "" for p in run)
 
-    return kind, said(pieces[:at]), said(pieces[at + 1 :])
+    # the strings as written ("Step " counter(step) ": " is "Step 1:"; joined
+    # and trimmed it was "Step1:"), less the space before the item's text,
+    # which the item's line puts back
+    return kind, said(pieces[:at]).lstrip(), said(pieces[at + 1 :]).rstrip()
+
+
+_CSS_COMBINATOR = re.compile(r"\s*[>+~]\s*|\s+")
+_CSS_ITEM = re.compile(r"^li(?![\w-])", re.I)
+
+
+def _styled_list_class(selector: str) -> str | None:
+    """The class of lists a selector styles: the one class of its last compound
+    selector (``ol.alpha``, ``ol .rules``' ``.rules``), or of the one before
+    it when that last one is the list's items (``.lst-kix_q1-0>li:before``,
+    ``ol.steps li::marker``). None when the selector goes on past the class
+    to another element: ``ol.rules ol`` styles the lists inside a
+    ``.rules``, and lettered the outer list itself."""
+    compounds = [c for c in _CSS_COMBINATOR.split(selector.strip()) if c]
+    if len(compounds) > 1 and _CSS_ITEM.match(compounds[-1]):
+        compounds.pop()
+    classes = set(_CSS_CLASS.findall(compounds[-1])) if compounds else set()
+    return classes.pop() if len(classes) == 1 else None
 
 
 def _list_styles(soup: Any) -> dict[str, ListStyle]:
-    """The numbering the page's own style sheets give a class of lists. Only
-    rules whose selector names one class are read (``.lst-kix_q1-0>li:before``,
-    ``ol.alpha``): which class a rule of two means is for a full cascade,
-    which this is not. A later rule for the class wins, as in CSS."""
+    """The numbering the page's own style sheets give a class of lists (see
+    ``_styled_list_class``): which class a compound of two means is for a
+    full cascade, which this is not. A later rule for the class wins, as in
+    CSS."""
     styles: dict[str, ListStyle] = {}
     for sheet in soup.find_all("style"):
         css = re.sub(r"/\*.*?\*/", "", sheet.get_text(), flags=re.S)
@@ -963,9 +1008,9 @@ def _list_styles(soup: Any) -> dict[str, ListStyle]:
             if style is None:
                 continue
             for selector in selectors.split(","):
-                classes = set(_CSS_CLASS.findall(selector))
-                if len(classes) == 1:
-                    styles[classes.pop()] = style
+                name = _styled_list_class(selector)
+                if name is not None:
+                    styles[name] = style
     return styles
 
 
@@ -1035,11 +1080,6 @@ class _Walker:
         if level:
             # the brackets an edit link left behind: "Altitude [edit]" -> "Altitude []"
             text = _EMPTY_BRACKETS.sub("", text)
-        elif _decoration(text):
-            # an emoji alone on its line (a Notion page's icon, a callout's 💡)
-            # decorates; as text it was a line of a rule, or a rule of its own
-            self.outline.dropped["decorations"] += 1
-            return
         if text:
             self.outline.blocks.append(Block(self._labelled(text) if not level else text, level))
 
@@ -1048,6 +1088,10 @@ class _Walker:
         the page, in order, but a cell of links and no heading (the site's
         menu beside the rules), which is left out."""
         self.flush()
+        caption = table.find("caption")
+        if caption is not None and caption.find_parent("table") is table:
+            self.walk(caption)  # the table's name, or a heading in it
+            self.flush()
         for tr in table.find_all("tr"):
             if tr.find_parent("table") is not table:
                 continue
@@ -1070,6 +1114,28 @@ class _Walker:
             return 0
         depth = _number_depth(text)
         return min(depth + self.number_offset, 6) if depth else RUN_IN_LEVEL
+
+    def _opens_section(self, li: Any) -> bool:
+        """Does the list item open with a heading, no text before it (a heading,
+        or a toggle's ``<summary>`` that is one: Notion's toggle lists)? One
+        with text first ("Shoot with your models." and a note box with its
+        "Note" heading) is an item: read as blocks of the page, its number
+        was lost and the rest of the list went under a rule named "Note"."""
+        from bs4 import NavigableString
+
+        if li.find(_HEADING_TAGS) is None and li.find("summary") is None:
+            return False
+        first = next((s for s in li.descendants if type(s) is NavigableString and s.strip()), None)
+        if first is None:
+            return False
+        if first.find_parent(_HEADING_TAGS) is not None:
+            return first.find_parent("li") is li
+        summary = first.find_parent("summary")
+        return (
+            summary is not None
+            and summary.find_parent("li") is li
+            and bool(self._summary_level(summary))
+        )
 
     def _lone_label(self) -> None:
         """A data-card label no value followed (the card's title): a line of its own."""
@@ -1240,11 +1306,9 @@ class _Walker:
             label = f"{prefix}{list_number(number, kind)}{suffix}"
             marker = "  " * depth + (f"{label} " if ordered else "- ")
             number += 1
-            if li.find(_HEADING_TAGS) is not None or any(
-                self._summary_level(s) for s in li.find_all("summary")
-            ):
-                # an item holding a section (a Notion toggle list's heading
-                # toggle) is a block of the page, not an item of a list
+            if self._opens_section(li):
+                # an item opening with a heading (a Notion toggle list's
+                # heading toggle) is a block of the page, not an item of a list
                 self.flush()
                 self.walk(li)
                 self.flush()
@@ -1364,69 +1428,238 @@ def _carry(spans: dict[int, tuple[str, int, int]], row: list[str], col: int) -> 
     return col
 
 
-# Labels of an encoding a page may declare that browsers read as windows-1252
-# (the HTML standard maps them so: such pages use 0x80-0x9F for “”–€)
-_AS_1252 = frozenset(
-    {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin-1", "latin1", "l1",
-     "cp819", "ibm819", "x-cp1252", "cp1252", "windows-1252"}
-)  # fmt: skip
+# Labels a page may declare that browsers widen (the WHATWG Encoding Standard's
+# map): "iso-8859-1" is read as windows-1252 (such pages use 0x80-0x9F for
+# “”–€), "shift_jis" as Microsoft's cp932 (its ① and Ⅲ), "euc-kr" as cp949
+# (its extra Hangul), "gb2312" as gb18030, ... Python's codecs of the narrow
+# names refuse those bytes, and the page was read as undeclared.
+_WIDENED = {
+    **dict.fromkeys(
+        ("ascii", "us-ascii", "iso-8859-1", "iso8859-1", "iso_8859-1", "iso88591", "latin-1",
+         "latin1", "l1", "cp819", "ibm819", "x-cp1252", "cp1252", "windows-1252",
+         "iso-ir-100", "csisolatin1", "iso_8859-1:1987", "ansi_x3.4-1968", "iso646-us",
+         "csascii", "us"),
+        "windows-1252",
+    ),
+    **dict.fromkeys(
+        ("iso-8859-9", "iso8859-9", "iso_8859-9", "iso88599", "latin5", "l5", "csisolatin5",
+         "iso-ir-148", "iso_8859-9:1989", "x-cp1254", "cp1254", "windows-1254"),
+        "cp1254",
+    ),
+    **dict.fromkeys(
+        ("tis-620", "iso-8859-11", "iso8859-11", "iso885911", "dos-874", "windows-874",
+         "cp874"),
+        "cp874",
+    ),
+    **dict.fromkeys(
+        ("shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "x-sjis", "windows-31j",
+         "ms932", "cp932"),
+        "cp932",
+    ),
+    **dict.fromkeys(
+        ("euc-kr", "euc_kr", "cseuckr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601",
+         "ksc_5601", "korean", "csksc56011987", "iso-ir-149", "windows-949", "cp949"),
+        "cp949",
+    ),
+    **dict.fromkeys(
+        ("gb2312", "gb_2312", "gb_2312-80", "csgb2312", "csiso58gb231280", "iso-ir-58",
+         "chinese", "gbk", "x-gbk", "cp936", "ms936", "windows-936", "gb18030"),
+        "gb18030",
+    ),
+    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"), "big5hkscs"),
+    **dict.fromkeys(("iso-8859-8-i", "csiso88598i", "logical"), "iso-8859-8"),
+    **dict.fromkeys(("macintosh", "mac", "x-mac-roman", "csmacintosh"), "mac-roman"),
+    **dict.fromkeys(("x-mac-cyrillic", "x-mac-ukrainian"), "mac-cyrillic"),
+    **dict.fromkeys(("koi8-u", "koi8-ru"), "koi8-u"),
+    **dict.fromkeys(("unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf8"), "utf-8"),
+}  # fmt: skip
+# How far a page's charset declaration is looked for: its whole <head>, or this
+# many bytes when that is longer (a browser takes a <meta> wherever its parser
+# meets it; bs4's own look stops at 2 KB, before a long style sheet's end).
+DECLARATION_BYTES = 64 * 1024
+_HEAD_END = re.compile(rb"</head\s*>", re.I)
+# Share of a detected page's letters that must be outside the Latin script for
+# the detector's guess to be trusted: a page of Russian or Japanese is nearly
+# all such letters; a page of English misread as Central European has none
+# (its "½" read as "˝", its quotes as other marks).
+NON_LATIN_SHARE = 0.2
+_MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.I | re.S)
 
 
-def decode_page(data: bytes, name: str, encoding: str | None = None) -> tuple[str, bool]:
-    """The page's text, and whether its encoding was guessed (windows-1252).
+def _codec(label: str) -> str | None:
+    """The Python codec a browser reads a declared ``label`` with; None for a
+    label no codec knows (a browser ignores it too)."""
+    label = label.strip().lower()
+    if label.replace("-", "").replace("_", "").startswith("utf16"):
+        return "utf-8"  # a meta saying UTF-16 in a page of bytes means UTF-8
+    name = _WIDENED.get(label, label)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
 
-    As a browser reads it, near enough: the byte order mark, else the charset
-    the page declares (``<meta charset>``, its ``http-equiv``, an XML
-    declaration; found by BeautifulSoup's ``EncodingDetector``), if its bytes
-    fit it; else UTF-8 if they are UTF-8; else ``encoding`` (``--encoding``);
-    else windows-1252, the HTML standard's default for an undeclared page in
-    English. Not a statistical guess: bs4's own (charset-normalizer) read a
-    page of English in windows-1252 as Central European ("6½" as "6˝").
-    """
+
+def _declared(data: bytes) -> str | None:
+    """The label of the charset the page declares: its XML declaration, else a
+    ``<meta>`` in its ``<head>`` or its first ``DECLARATION_BYTES``."""
     from bs4.dammit import EncodingDetector
+
+    head = _HEAD_END.search(data)
+    end = max(head.end() if head else 0, DECLARATION_BYTES)
+    return EncodingDetector.find_declared_encoding(
+        data[:end], is_html=True, search_entire_document=True
+    )
+
+
+def _c1_controls(err: UnicodeError) -> tuple[str, int]:
+    """The five bytes windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90,
+    0x9D) as the WHATWG standard reads them: the C1 controls of the same
+    number, so a page read as windows-1252 has no undecodable byte."""
+    assert isinstance(err, UnicodeDecodeError)
+    return err.object[err.start : err.end].decode("latin-1"), err.end
+
+
+codecs.register_error("ruleslawyer-c1", _c1_controls)
+
+
+def _windows_1252(data: bytes) -> str:
+    return data.decode("cp1252", errors="ruleslawyer-c1")
+
+
+def _replaced(data: bytes, codec: str) -> tuple[str, int]:
+    """``data`` decoded by ``codec``, bytes it cannot read each a U+FFFD, and how
+    many such places there were (the U+FFFDs the page itself holds not counted)."""
+    if codec == "cp1252":
+        return _windows_1252(data), 0
+    try:
+        return data.decode(codec), 0
+    except UnicodeDecodeError:
+        text = data.decode(codec, errors="replace")
+    try:
+        own = data.count("\ufffd".encode(codec))
+    except UnicodeEncodeError:
+        own = 0
+    return text, text.count("\ufffd") - own
+
+
+def _non_latin(text: str) -> float:
+    """The share of the page's letters (outside its tags, scripts and styles)
+    that are not Latin script."""
+    letters = [c for c in _MARKUP.sub(" ", text) if c.isalpha()]
+    other = sum(1 for c in letters if not unicodedata.name(c, "").startswith("LATIN"))
+    return other / len(letters) if letters else 0.0
+
+
+def decode_page(data: bytes, name: str, encoding: str | None = None) -> tuple[str, list[str]]:
+    """The page's text, and warnings about how it was decoded.
+
+    As a browser reads it, near enough: by its byte order mark; else by the
+    charset it declares (an XML declaration, ``<meta charset>`` or its
+    ``http-equiv``, anywhere in the head), by the name a browser reads it as
+    ("shift_jis" as cp932); else as UTF-8 if the bytes are UTF-8; else by
+    ``encoding`` (``--encoding``). A declared charset is the page's word:
+    bytes that do not fit it (one stray byte in a UTF-8 page) are each a
+    U+FFFD, counted in a warning; trying another codec read the whole page
+    as windows-1252, every accent and quote in it wrong.
+
+    Else the page declares nothing, and the statistical detector bs4 uses
+    (``UnicodeDammit``) is asked, and believed when what it reads is mostly
+    in a script other than Latin (``NON_LATIN_SHARE``): Russian in
+    windows-1251, Japanese in Shift_JIS, which no default reads. A guess of
+    a Latin script is not believed: a page of English with "½" and curly
+    quotes was guessed Central European ("6½" read as "6˝"); such a page is
+    read as windows-1252, the HTML standard's default, with a warning.
+    """
+    from bs4.dammit import EncodingDetector, UnicodeDammit
 
     body, bom = EncodingDetector.strip_byte_order_mark(data)
     if bom:
-        return body.decode(bom, errors="replace"), False
-    declared = EncodingDetector.find_declared_encoding(data, is_html=True)
-    if declared:
-        label = declared.lower()
-        # a meta saying UTF-16 in a page of bytes means UTF-8 (the HTML standard)
-        label = "utf-8" if label.replace("-", "").startswith("utf16") else label
-        try:
-            return data.decode("windows-1252" if label in _AS_1252 else label), False
-        except (LookupError, UnicodeDecodeError):
-            pass  # an unknown name, or bytes it does not fit: as if undeclared
+        text, bad = _replaced(body, bom)
+        said = f"{name}: {bad} places not valid {bom}, as its byte order mark says; each read "
+        said += "as \ufffd"
+        return text, [said] if bad else []
+    label = _declared(data)
+    codec = _codec(label) if label else None
+    if codec:
+        text, bad = _replaced(data, codec)
+        return text, [
+            f"{name}: {bad} places not valid {label}, the charset the page declares; each read "
+            "as \ufffd"
+        ] if bad else []
     try:
-        return data.decode("utf-8"), False
+        return data.decode("utf-8"), []
     except UnicodeDecodeError:
         pass
     if encoding:
         try:
-            return data.decode(encoding), False
+            return data.decode(encoding), []
         except LookupError:
             raise RulebookError(f"{name}: unknown encoding {encoding!r}") from None
         except UnicodeDecodeError as err:
             raise RulebookError(
                 f"{name}: not valid {encoding} text (byte {err.start}); check --encoding"
             ) from None
-    return data.decode("windows-1252", errors="replace"), True
+    guess = UnicodeDammit(data, is_html=True)
+    found = guess.original_encoding
+    if (
+        guess.unicode_markup is not None
+        and found
+        and _non_latin(guess.unicode_markup) > NON_LATIN_SHARE
+    ):
+        return guess.unicode_markup, [
+            f"{name}: no character set declared and not UTF-8; read as {found} by its "
+            "letters (pass --encoding to name another)"
+        ]
+    return _windows_1252(data), [
+        f"{name}: no character set declared and not UTF-8; read as windows-1252 (pass "
+        "--encoding to name another)"
+    ]
 
 
 # A link whose whole text is one of these marks a permalink to where it stands
 # (Sphinx's "¶" after a heading, a term or a caption; "#", "🔗"): no text.
 _ANCHOR_SIGNS = frozenset({"\u00b6", "#", "\u00a7", "\U0001f517", "\u2693"})
+# Class tokens of a permalink (Sphinx's "headerlink", "anchor", "header-anchor",
+# Docusaurus' "hash-link", AnchorJS' "anchorjs-link", "permalink")
+_PERMALINK_CLASS = re.compile(r"anchor|permalink|headerlink|hash-?link|head(?:er|ing)-?link", re.I)
 
 
 def _is_permalink(a: Any) -> bool:
+    """Is the link a permalink sign: a sign alone (``_ANCHOR_SIGNS``) that links
+    into its own page or is classed as one? A "#" linking elsewhere is text
+    (a table's sort link, a tag token in prose: both were lost). "§" also
+    marks a footnote: it must link to the box it stands in."""
     sign = _text(a).replace("\ufe0f", "")
     if sign not in _ANCHOR_SIGNS:
         return False
-    if sign != "\u00a7":
-        return True
-    # "§" also marks a footnote: a permalink only where it links to its own box
     href = str(a.get("href") or "")
-    return href.startswith("#") and any(up.get("id") == href[1:] for up in a.parents)
+    if sign == "\u00a7":
+        return href.startswith("#") and any(up.get("id") == href[1:] for up in a.parents)
+    return href.startswith("#") or any(
+        _PERMALINK_CLASS.search(str(c)) for c in a.get("class") or []
+    )
+
+
+def _notion_icons(soup: Any) -> int:
+    """Drop the icons a Notion export marks as its page's and its callouts'
+    (``<div class="page-header-icon">``; a callout's first box holding only
+    its ``class="icon"``), and say how many. Read, the page's "⚔️" was a rule
+    named after the file and a callout's "💡" a line of its rule. Only by
+    that markup: a line of symbols alone elsewhere (a die's face "⚅" before
+    its result, an icon legend's "⚔️", a card's "★★★") says something."""
+    icons = soup.find_all(class_="page-header-icon")
+    for callout in soup.find_all("figure", class_="callout"):
+        first = callout.find(True)
+        marked = "icon" in (first.get("class") or []) if first is not None else False
+        if (
+            first is not None
+            and (marked or first.find(class_="icon") is not None)
+            and not _WORD.search(first.get_text())
+        ):
+            icons.append(first)
+    for icon in icons:
+        icon.decompose()
+    return len(icons)
 
 
 def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
@@ -1445,6 +1678,9 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
+    icons = _notion_icons(soup)
+    if icons:
+        outline.dropped["decorations"] += icons
     for heading in soup.find_all(_HEADING_TAGS):
         # A heading's permalink ("¶", "#", a zero-width space): no part of its
         # title. An empty anchor (<a id="x"></a>, Word's bookmark) stays: it
@@ -1462,10 +1698,12 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
     # ARIA's heading (GitBook, Notion: <div role="heading" aria-level="3">) is a
-    # heading of its level (2 unless it says, as in ARIA)
+    # heading of its level. Only with its level: a role alone marks a box's
+    # title (a callout's "Tip"), which as an h2 swallowed the sections after it.
     for tag in soup.find_all(role=_HEADING_ROLE):
-        if tag.name not in _HEADINGS:
-            tag.name = f"h{min(max(_html_int(tag.get('aria-level'), 2), 1), 6)}"
+        level = _html_int(tag.get("aria-level"), 0)
+        if tag.name not in _HEADINGS and level > 0:
+            tag.name = f"h{min(level, 6)}"
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
@@ -1513,13 +1751,9 @@ def read_document(
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
-    page, guessed = decode_page(data, request.name, request.encoding)
+    page, warnings = decode_page(data, request.name, request.encoding)
     outline = outline_of(page)
-    if guessed:
-        outline.warnings.append(
-            f"{request.name}: no character set declared and not UTF-8; read as "
-            "windows-1252 (pass --encoding to name another)"
-        )
+    outline.warnings[:0] = warnings
     if not outline.blocks:
         raise RulebookError(
             f"{request.name}: no text in the page (only navigation, scripts or styles)"
