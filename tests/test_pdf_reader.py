@@ -2429,3 +2429,114 @@ def test_a_tables_short_cells_centred_in_tall_rows_stay_in_their_rows() -> None:
         "4\u20135 | Dazed | The model stays on its feet with 1 wound and becomes Shaken (6.6).",
         "6 or more | Grit Teeth | The model stays on its feet with 1 wound.",
     ]
+
+
+def test_a_table_drawn_with_borders_is_read_from_them_over_a_page_break() -> None:
+    """A browser's bordered table over two pages (WeasyPrint, four pages of
+    Cinder Reach set from its Markdown): a row's short cells centred in a
+    tall row, a row broken at the page's foot (its cost, range and dice on
+    one page, its name and traits on the next, under the header printed
+    again), and "Two-" / "Handed" broken at a cell's edge. Read by the text's
+    gaps, the rows ran into one another ("Weapon Hand Free | Melee") or into
+    the header row; the borders say where each cell is."""
+    lines = _edge_rule_lines("weasyprint-table-over-pages")["5.5"]
+    at = lines.index("Weapon | Cost | Range | Dice | Pierce | Traits")
+    assert lines[at + 1 : at + 4] == [
+        "Hand Weapon | Free | Melee | +0 | 0 | None",
+        "Great Weapon | 4 | Melee | +1 | 1 | Two-Handed; Heavy models and Leaders only",
+        "Spear | 2 | Melee | +0 | 0 | Reach",
+    ]
+    assert "Longrifle | 8 | 30\u201d | 1 | 2 | Unwieldy, Two-Handed" in lines
+    assert lines.count("Weapon | Cost | Range | Dice | Pierce | Traits") == 1
+
+
+def test_a_bordered_tables_merged_cells_keep_the_cells_after_them_in_their_columns() -> None:
+    """LibreOffice's table with a header cell spanning two columns and a cell
+    spanning two: read by the text's gaps, the spanned header was loose lines
+    and a value landed under the wrong header ("Marsh | 3, and the unit must |
+    stop | None"). Read from the borders, a cell spanning columns is followed
+    by an empty cell for each more it spans, as the HTML reader reads one."""
+    lines = _edge_rule_lines("libreoffice-tables")["terrain"]
+    assert lines[1:3] == ["Terrain | Movement cost |  | Cover", " | Infantry | Vehicles"]
+    assert "Marsh | 3, and the unit must stop |  | None" in lines
+
+
+def test_a_browsers_table_with_separate_borders_has_no_empty_columns() -> None:
+    """Chromium draws a table's border and each cell's a border-spacing apart:
+    the two rules are one edge, not an empty column between them."""
+    data = (PROJECT_ROOT / "tests" / "fixtures" / "printed" / "weapons.pdf").read_bytes()
+    units = {u.rule_id: u.text.split("\n") for u in parse_file("w.pdf", data, game="x").units}
+    assert units["weapons/cover"][1:] == ["Cover | Modifier", "Light | -1", "Heavy | -2"]
+
+
+def test_a_bold_numbered_list_stays_a_list() -> None:
+    """Review of the numbered-title change: a list of bold items after its
+    lead-in ("...any of these objectives:" over "1. Hold the bridge at the
+    end of turn 4", "2. Kill the enemy warlord", ...) was read as titles, and
+    each but the last, an empty section, vanished."""
+    lines = _edge_rule_lines("bold-numbered-list")["victory"]
+    at = lines.index("A player wins at once if they achieve any of these objectives:")
+    assert lines[at + 1 : at + 4] == [
+        "1. Hold the bridge at the end of turn 4",
+        "2. Kill the enemy warlord",
+        "3. Escort the wagon off the far edge",
+    ]
+
+
+def test_a_two_column_table_is_no_pair_of_text_columns() -> None:
+    """Review of the gutter split: a table of keywords and their effects has
+    a run of words each side of a gap on every row, each at its side's
+    margin, and was split as two columns of text: every keyword, then every
+    effect. A line of a column of text fills it; a keyword cell does not."""
+    lines = _edge_lines("two-column-keyword-table")
+    assert "Keyword | Effect" in lines
+    assert "Objective terrain | Range objective token leader charge." in lines
+
+
+@pytest.mark.parametrize(
+    ("name", "rule", "lines"),
+    [
+        # list markers a browser centres on items of three lines stay apart
+        # from them: joined, each marker opened its item's middle line
+        ("review-m2-table-markers", "sequence", ["1.", "2.", "3."]),
+        # a small-print numbered list under the text, with a raised "2" in it,
+        # is a list, not footnotes the exponent cites
+        (
+            "review-c3-lo-small-steps-with-exponent",
+            "blast-weapons",
+            [
+                "1. Place the template with its centre over the target model.",
+                "2. Roll the scatter die and move the template that many inches.",
+            ],
+        ),
+        # a row at the head of each page ("Mission | Night Raid | Turns: 6")
+        # repeats a part in place, but names no heading: no running header
+        ("review-h1-scenario-top-row", "victory", ["Mission Night Raid Turns: 6"]),
+        # a price list's entries end at one tab stop: no narrow running text
+        ("review-n-narrow", "points", ["Rifle squad.....................................50 pts"]),
+        # superscripts after numbers in two cells keep the table's row whole
+        ("review-x4-lo-exponent-last-row", "templates", ["Scout | 3\u00b2 | 12\u00b3"]),
+    ],
+)
+def test_what_a_review_of_the_day_found_reads_as_before(
+    name: str, rule: str, lines: list[str]
+) -> None:
+    """Probe files of a review of the day's PDF changes (`/work/review8`),
+    each where a change misfired; each read so before the changes too."""
+    got = _edge_rule_lines(name)[rule]
+    assert all(line in got for line in lines), got
+
+
+def test_a_bold_heading_in_the_texts_size_beside_a_figure_stays_in_its_column() -> None:
+    """Review of the day's changes: a bold h4 in the text's size in the left
+    column, an empty box beside it in the right one, was taken for a heading
+    across the page: the right column's text went under the rule before it,
+    and Falling was read before Climbing."""
+    units = [
+        u.rule_id
+        for u in parse_file(
+            "k.pdf", (EDGES / "review-k2-cols-bold-h4-figure.pdf").read_bytes(), game="x"
+        ).units
+    ]
+    assert units.index("movement/climbing") < units.index("movement/jumping")
+    assert units.index("movement/jumping") < units.index("movement/falling")

@@ -151,11 +151,14 @@ _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
 _WORDS = re.compile(r"[^\W\d_]+")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is one word
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
+_LEADERS = re.compile(r"(?:\.\s?){3,}|\u2026")
+# A drawn line this thick or thinner is a rule (a table's border, an underline)
+RULE_THICKNESS = 2.0
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 # "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
 # bold, whose value has a number (see ``_in_profile``)
 _STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
-_NUMBERED_TITLE = re.compile(r"^\d{1,2}\.\s+[A-Z]")
+_NUMBERED_TITLE = re.compile(r"^(\d{1,2})\.\s+[A-Z]")
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
 # top, baseline); a space is (" ", 0.0, 0, box...).
@@ -182,6 +185,8 @@ class _Line:
     whole: _Line | None = None  # the head of a line cut at a drop in size: the line uncut
     linked: bool = False  # every letter and digit lies in a link: a menu, an "[Edit]" link
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
+    broken: bool = False  # a row the page's foot broke off, its end on the next page
+    numbered_title: bool = False  # "1. Introduction" set as a title (``_numbered_titles``)
     edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
     wraps_at: float = (
         0.0  # the right margin of text set beside a frame (``_wrapped_beside_frames``)
@@ -208,6 +213,9 @@ class _Page:
     # (x0, top, x1, bottom) of each drawn shape larger than a rule: the box
     # a frame's text may sit in
     shapes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    # (x0, top, x1, bottom) of each rule drawn: a line two points thick or
+    # less, a table's borders among them (``_ruled_tables``)
+    rules: list[tuple[float, float, float, float]] = field(default_factory=list)
 
 
 def sniff(head: bytes) -> bool:
@@ -442,7 +450,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             # punctuation a mark in plain text needs (``_cites``). After a
             # number too ("a range of 24 1 inches"): unmarked, it was read
             # into the number ("241 inches").
-            chars.append((RAISED_MARK, size, weight, *box))
+            chars.append((RAISED_MARK, prev[1], prev[2], *box))  # in its word's size
         chars.append((ch, size, weight, *box))
     close_line()
     tp.close()
@@ -453,6 +461,8 @@ def _page_lines(page: Any, number: int) -> _Page:
         x0, y0, x1, y1 = shape.get_bounds()
         if x1 - x0 > 20 and y1 - y0 > 10:
             result.shapes.append((x0, height - y1, x1, height - y0))
+        elif min(x1 - x0, y1 - y0) <= RULE_THICKNESS and max(x1 - x0, y1 - y0) >= 4:
+            result.rules.append((x0, height - y1, x1, height - y0))
     for seg, hyphen in _rejoin_rows(pending, width):
         _add_line(seg, hyphen)
     return result
@@ -733,6 +743,34 @@ def _markers_drawn_apart(page: _Page) -> None:
         if len(items) != 1:
             continue
         item = items[0]
+
+        # a marker centred on an item of several lines (a table cell's or a
+        # flex box's default) sits beside a line under another of its item's:
+        # an item's first line has above it text set elsewhere (a lead-in at
+        # the margin), the last line of the item before (a sentence's end, or
+        # short of the measure), or an item with its own marker
+        def opens_item(line: _Line) -> bool:
+            above = next(
+                (
+                    ln
+                    for ln in page.lines
+                    if abs(ln.x0 - line.x0) <= 2 and 0 <= line.top - ln.bottom < 0.5 * line.size
+                ),
+                None,
+            )
+            return (
+                above is None
+                # the end of the item before: a sentence's end, or short of the measure
+                or above.text.endswith((".", ":", ";", "!", "?"))
+                or above.x1 < max(above.x1, line.x1) - 0.15 * (max(above.x1, line.x1) - line.x0)
+                or any(
+                    m.x1 < above.x0 and above.top <= (m.top + m.bottom) / 2 <= above.bottom
+                    for m in markers
+                )
+            )
+
+        if not opens_item(item):
+            continue
         k = page.lines.index(item)
         page.lines[k] = dataclasses.replace(
             item,
@@ -857,8 +895,13 @@ def _gutter_halves(ln: _Line, left: list[_Line], right: list[_Line]) -> tuple[_L
         return Counter(round(x.x0) for x in side).most_common(1)[0][0]
 
     (a0, a1, a_text), (b0, b1, b_text) = ln.cells
+    # the left run fills its column, as a justified line does (a table's
+    # first cell, "Objective terrain", stops well short of it)
+    ends = sorted(x.x1 for x in left)
+    edge = ends[int(0.9 * (len(ends) - 1))]
     if not (
         abs(a0 - margin(left)) <= 2
+        and a1 >= edge - 0.15 * (edge - a0)
         and abs(b0 - margin(right)) <= 2
         and len(a_text.split()) >= 2
         and len(b_text.split()) >= 2
@@ -1085,15 +1128,16 @@ def _reading_order(page: _Page) -> None:
     # A heading set across both columns but short ("Shooting", CSS
     # column-span) sits in the left half: it divides the page too when the
     # right column is empty beside it and goes on below it, and it is set
-    # larger than the text (or in bold: WeasyPrint's h2 is 1.19 times it),
-    # at the left margin.
+    # larger than the text (or in bold and a little larger: WeasyPrint's h2
+    # is 1.19 times it; a bold line in the text's size beside a figure in
+    # the right column is a heading inside the left one), at the left margin.
     size = statistics.median(ln.size for ln in lines)
     margin = min(ln.x0 for ln in left)
     for ln in list(left):
         under = [x for x in lines if x.top > ln.bottom]
         nearest = min(under, key=lambda x: x.top) if under else None
         if (
-            (ln.size >= 1.2 * size or (ln.bold and ln.size >= 0.95 * size))
+            (ln.size >= 1.2 * size or (ln.bold and ln.size >= 1.1 * size))
             and ln.x0 <= margin + 3
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
             and any(r.bottom < ln.top for r in right)
@@ -1312,7 +1356,11 @@ def _narrow_measure(page: _Page) -> None:
     measure = sorted(ln.x1 for ln in text)[int(len(text) * 0.9)] - margin
     runs: list[list[_Line]] = []
     for ln in text:
-        plain = not (ln.row or ln.bold or ln.size > 1.1 * size)
+        # running text: words enough on the line, no leader dots to a tab
+        # stop (a price list's entries end at one edge too)
+        plain = not (ln.row or ln.bold or ln.size > 1.1 * size) and (
+            len(ln.words) >= 4 and not _LEADERS.search(ln.text)
+        )
         short = ln.x1 < margin + 0.85 * measure
         last = runs[-1][-1] if runs and runs[-1] else None
         if (
@@ -1338,6 +1386,223 @@ def _narrow_measure(page: _Page) -> None:
         ):
             for ln in run:
                 ln.wraps_at = edge
+
+
+def _numbered_titles(pages: list[_Page]) -> None:
+    """Mark the lines set whole in bold and numbered "1. Introduction" that
+    stand as titles (``_Line.numbered_title``), as groff and word processors
+    number chapters: set apart by more than a line's space above, text in
+    plain type under it, no lead-in or item of a list next to it, and a
+    number after one the last such line had ("2." after a title "1."). A
+    bold numbered list ("...any of these objectives:" over "1. Hold the
+    bridge", "2. Kill the enemy warlord") reads as its items: made titles,
+    each but the last was an empty section and vanished; and a list's first
+    item after its lead-in keeps the rest of that list items too."""
+    last: tuple[int, bool] = (0, True)  # the last bold numbered line: its number, a title?
+    for page in pages:
+        lines = page.lines
+        for i, ln in enumerate(lines):
+            m = _NUMBERED_TITLE.match(ln.text)
+            if not (m and ln.bold and not ln.row):
+                continue
+            number = int(m.group(1))
+            before = lines[i - 1] if i else None
+            after = lines[i + 1] if i + 1 < len(lines) else None
+            ln.numbered_title = (
+                (number == 1 or last == (number - 1, True))
+                and after is not None
+                and not after.bold
+                and not _LIST_ITEM.match(after.text)
+                and (
+                    before is None
+                    or (
+                        ln.top - before.bottom > 0.8 * ln.size
+                        and not before.text.endswith(":")
+                        and not _LIST_ITEM.match(before.text)
+                    )
+                )
+            )
+            last = (number, ln.numbered_title)
+
+
+def _ruled_tables(page: _Page) -> None:
+    """Rebuild each table drawn with its cells' borders as one line per row,
+    its cells joined by " | ", from the borders themselves.
+
+    A browser prints a table's rows with their short cells centred in a row
+    as tall as its longest cell, and writes that cell's lines after them,
+    starting higher up; where several cells of a row wrap, no reading of the
+    text's gaps puts every line back in its cell (``_tables`` reads tables
+    drawn with no borders). The borders say it: a grid of horizontal and
+    vertical rules, two or more rows by two or more columns, each cell the
+    space between them. Each word goes to the cell its middle lies in; a
+    cell spanning columns is followed by an empty cell for each extra column
+    it spans, so the cells after it stay under their headers (as the HTML
+    reader reads a colspan), and empty cells at a row's end are left off. A
+    grid whose cells hold no text, or with text across its borders (a box
+    drawn around a paragraph, a ruled form), is left to the other readings.
+    """
+    if len(page.rules) < 7:
+        return
+    tol = RULE_THICKNESS
+    flat = [r for r in page.rules if r[3] - r[1] <= tol]
+    upright = [r for r in page.rules if r[2] - r[0] <= tol and r not in flat]
+    # rules that touch are one table's
+    found = flat + upright
+    group = list(range(len(found)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(found)), 2):
+        a, b = found[i], found[j]
+        if a[0] - tol <= b[2] and b[0] - tol <= a[2] and a[1] - tol <= b[3] and b[1] - tol <= a[3]:
+            group[root(i)] = root(j)
+    tables: dict[int, list[tuple[float, float, float, float]]] = {}
+    for i, r in enumerate(found):
+        tables.setdefault(root(i), []).append(r)
+    for rules in tables.values():
+        rows = _ruled_rows(page, rules)
+        if rows:
+            first = min(page.lines.index(ln) for _, parts in rows for ln in parts)
+            gone = {id(ln) for _, parts in rows for ln in parts}
+            kept = [ln for ln in page.lines[:first] if id(ln) not in gone]
+            rest = [ln for ln in page.lines[first:] if id(ln) not in gone]
+            page.lines = [*kept, *(row for row, _ in rows), *rest]
+
+
+def _ruled_rows(
+    page: _Page, rules: list[tuple[float, float, float, float]]
+) -> list[tuple[_Line, list[_Line]]]:
+    """The rows of one grid of rules (see ``_ruled_tables``): each row's line
+    and the lines it was made of; none when the rules are no table of text."""
+    tol = RULE_THICKNESS
+
+    def levels(values: list[float]) -> list[float]:
+        # rules within 3 points are one edge: a browser's separate borders
+        # draw the table's and each cell's a border-spacing apart
+        out: list[float] = []
+        for v in sorted(values):
+            if not out or v - out[-1] > 3.0:
+                out.append(v)
+        return out
+
+    flat = [r for r in rules if r[3] - r[1] <= tol]
+    upright = [r for r in rules if r[2] - r[0] <= tol and r not in flat]
+    ruled = levels([(r[1] + r[3]) / 2 for r in flat])
+    if not upright or len(ruled) < 2:
+        return []
+    # A row broken over a page has no border on the broken side: its cells'
+    # sides run on to the page's foot (or from its head) past the last rule.
+    ys = levels([*ruled, min(r[1] for r in upright), max(r[3] for r in upright)])
+    xs = levels([(r[0] + r[2]) / 2 for r in upright])
+    if len(ys) < 3 or len(xs) < 3:
+        return []
+    left, right, top, bottom = xs[0], xs[-1], ys[0], ys[-1]
+    inside = [
+        ln
+        for ln in page.lines
+        if left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.top + ln.bottom) / 2 <= bottom
+    ]
+    if not inside or any(ln.x0 < left - 2 or ln.x1 > right + 2 or ln.row for ln in inside):
+        return []
+    # each row: the columns' edges that rules cross at its middle
+    bands: list[tuple[float, float, list[float]]] = []
+    for y0, y1 in itertools.pairwise(ys):
+        mid = (y0 + y1) / 2
+        edges = levels([(r[0] + r[2]) / 2 for r in upright if r[1] - tol <= mid <= r[3] + tol])
+        if len(edges) >= 2:
+            bands.append((y0, y1, edges))
+    if len(bands) < 2:
+        return []
+    words: dict[tuple[int, int], list[str]] = {}
+    parts: dict[int, list[_Line]] = {}
+    opened: Counter[int] = Counter()  # a band's lines with words in its first and another cell
+    hyphenated: set[tuple[int, int]] = set()  # cells whose last line broke at a hyphen
+    for ln in sorted(inside, key=lambda ln: (ln.top, ln.x0)):
+        mid = (ln.top + ln.bottom) / 2
+        k = next((n for n, (y0, y1, _) in enumerate(bands) if y0 <= mid <= y1), None)
+        if k is None:
+            return []
+        edges = bands[k][2]
+        at = {bisect.bisect(edges, (w[0] + w[1]) / 2) - 1 for w in ln.words}
+        if 0 in at and len(at) >= 2:
+            opened[k] += 1
+            if opened[k] >= 2:
+                # two rows in one band: rules only around the table, or under
+                # its header (LaTeX's), not between its rows; read by its gaps
+                return []
+        for x0, x1, text in ln.words:
+            c = bisect.bisect(edges, (x0 + x1) / 2) - 1
+            if not 0 <= c < len(edges) - 1 or x0 < edges[c] - 2 or x1 > edges[c + 1] + 2:
+                return []  # a word across a border: no table of cells
+            cell = words.setdefault((k, c), [])
+            if (k, c) in hyphenated and cell:
+                # a word broken at a hyphen at the cell's edge: joined, keeping
+                # a printed compound's hyphen ("Two-" + "Handed"), as in text
+                cell[-1] += text if text[:1].islower() else "-" + text
+                hyphenated.discard((k, c))
+            elif cell and cell[-1].endswith(_SOFT_BREAKS) and text[:1].islower():
+                cell[-1] = cell[-1][:-1] + text
+            else:
+                cell.append(text)
+        if ln.hyphen and ln.words:
+            x0, x1, _ = ln.words[-1]
+            hyphenated.add((k, bisect.bisect(edges, (x0 + x1) / 2) - 1))
+        parts.setdefault(k, []).append(ln)
+    if len(parts) < 2 or not any(
+        sum(1 for c in range(len(xs)) if words.get((k, c))) >= 2 for k in parts
+    ):
+        return []  # no two rows, or no row of two cells: a box or a form, not a table
+    at_head = not any(ln.bottom < top for ln in page.lines if ln not in inside)
+    out: list[tuple[_Line, list[_Line]]] = []
+    for k, (y0, y1, edges) in enumerate(bands):
+        if k not in parts:
+            continue
+        cells: list[tuple[float, float, str]] = []
+        for c, (x0, x1) in enumerate(itertools.pairwise(edges)):
+            cells.append((x0, x1, " ".join(words.get((k, c), []))))
+            # a cell spanning columns: an empty cell for each more it spans
+            spans = sum(1 for x in xs if x0 + 1.5 < x < x1 - 1.5)
+            cells += [(x1, x1, "")] * spans
+        shown = [c[2] for c in cells]
+        while len(shown) > 1 and not shown[-1]:
+            shown.pop()  # (the cells stay, so a broken row's halves line up)
+        lines = parts[k]
+        out.append(
+            (
+                dataclasses.replace(
+                    lines[0],
+                    text=" | ".join(shown),
+                    bold=all(m.bold for m in lines),
+                    x0=min(m.x0 for m in lines),
+                    x1=max(m.x1 for m in lines),
+                    top=min(m.top for m in lines),
+                    bottom=max(m.bottom for m in lines),
+                    wide_gaps=len(cells) - 1,
+                    cells=tuple(cells),
+                    words=tuple(w for m in lines for w in m.words),
+                    hyphen=False,
+                    row=True,
+                    halves=None,
+                    whole=None,
+                    # the rest of a row broken at the foot of the page before,
+                    # which ``outline_of`` puts back on it: no rule above it,
+                    # or (a word processor closes both halves) the table's
+                    # first row at the head of the page, under a header row
+                    # printed again or none, with its first cell empty; and
+                    # a row so broken (no rule under it)
+                    carried=y0 < ruled[0] - 1.5
+                    or (at_head and not cells[0][2] and all(r.bold for r, _ in out)),
+                    broken=y1 > ruled[-1] + 1.5,
+                ),
+                lines,
+            )
+        )
+    return out
 
 
 def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
@@ -1380,6 +1645,10 @@ def _tables(page: _Page, vocabulary: Counter[str] | None = None) -> None:
     i = 0
     while i < len(lines):
         rows: list[_Line] = []  # none: running text, or too few rows, not a table
+        if lines[i].row:  # a row of a table read from its borders
+            out.append(lines[i])
+            i += 1
+            continue
         if lines[i].wide_gaps >= 2:
             first, end, rows = _table_at(lines, i, vocabulary=vocabulary)
             if sum(1 for r in rows if sum(1 for c in r.cells if c[2]) >= 2) < 2:
@@ -1544,6 +1813,7 @@ def _table_at(
     if (
         header
         and above is not None
+        and not above.row  # a row of a table read from its borders
         and above.page == head.page
         and above.column == head.column
         and abs(above.size - size) <= 0.1 * size
@@ -1908,6 +2178,11 @@ def _mark_zones(page: _Page) -> None:
             ln.zone, ln.edge = "bottom", True
 
 
+def _letters(text: str) -> str:
+    """``text``'s letters and digits, lower case: "2. The Turn" is "2theturn"."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
 def _furniture_key(text: str) -> str:
     return re.sub(r"\d+", "#", text.lower())
 
@@ -2040,17 +2315,35 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     repeat = max(3, int(0.3 * len(pages)))
     browser = _browser_margins(pages, body)
 
+    # the book's headings, as a running header names them ("2 The Turn")
+    titles = {
+        _letters(ln.text)
+        for page in pages
+        for ln in page.lines
+        if not ln.zone and (ln.bold or ln.size >= 1.15 * body)
+    }
+
+    def names_chapter(ln: _Line) -> bool:
+        # every part that changes from page to page is a heading's name or
+        # a page number (a scenario's "Turns: 6", an example's first words
+        # at the head of each page are the book's text)
+        return all(
+            c[2].strip().isdigit() or _letters(c[2]) in titles
+            for c in ln.cells
+            if parts[(c[2].lower(), round(c[0] / 3))] < repeat
+        )
+
     def named_header(ln: _Line, margins: dict[int, float]) -> bool:
         """A running header that names the chapter in the text's size (groff,
         fpdf2): a line at the top of the page, a part of it the same, in the
-        same place, on many pages, the rest changing with the chapter; or the
-        rest alone, on the baseline of such a part given as a line apart."""
-        if _is_heading(ln, body, margins):
+        same place, on many pages, the rest the name of a heading; or that
+        name alone, on the baseline of such a part given as a line apart."""
+        if _is_heading(ln, body, margins) or not parts_of(ln) or not names_chapter(ln):
             return False
         if any(parts[part] >= repeat for part in parts_of(ln)):
             return True
         page_lines = pages[ln.page - 1].lines if 0 < ln.page <= len(pages) else []
-        return bool(parts_of(ln)) and any(
+        return any(
             x is not ln
             and abs(x.bottom - ln.bottom) < 1
             and any(parts[part] >= repeat for part in parts_of(x))
@@ -2259,12 +2552,7 @@ def _is_heading(
         # item ("4. Flight", "5. Breath Weapons"); a list item is text-sized
         return True
     at_margin = _at_margin(ln, margins)
-    if (
-        ln.bold
-        and at_margin
-        and ln.size >= body * BOLD_HEADING_SIZE
-        and _NUMBERED_TITLE.match(text)
-    ):
+    if ln.bold and at_margin and ln.size >= body * BOLD_HEADING_SIZE and ln.numbered_title:
         # a whole line in bold at the margin, "1. Introduction": groff's and
         # a word processor's numbered headings; a list item's bold is its
         # lead-in, with the item's text after it on the line
@@ -2338,8 +2626,10 @@ def outline_of(data: bytes, name: str) -> Outline:
         w.lower() for page in pages for ln in page.lines for w in _WORD_TOKEN.findall(ln.text)
     )
     for page in pages:
+        _ruled_tables(page)
         _tables(page, vocabulary)
         _narrow_measure(page)
+    _numbered_titles(pages)
     body, levels, cover_styles, small_bold = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.
     on_cover = [ln for ln in pages[0].lines if _style(ln) in cover_styles]
@@ -2424,7 +2714,7 @@ def outline_of(data: bytes, name: str) -> Outline:
                     outline.dropped["repeated table headers"] += 1
                     continue
                 # and a row broken off at the foot of the page goes on under it
-                if ln.carried and ln.page != kept.page and blocks and not para:
+                if (ln.carried or kept.broken) and ln.page != kept.page and blocks and not para:
                     joined = _continued_row(kept, ln)
                     if joined is not None and blocks[-1].text.endswith(kept.text):
                         last = blocks[-1]
@@ -2552,12 +2842,15 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
             rows.append([ln])
     notes: list[list[str]] = []
     taken: list[_Line] = []
+    dotted: list[str] = []  # marks written "1." (WeasyPrint's), as a numbered list's are
     left = 0.0
     for row in rows:
         line = " ".join(ln.text for ln in row)
         m = _NOTE_MARK.match(line)
         if m and (notes or not taken):
             notes.append([m.group(1), line[m.end() :]])
+            if line[len(m.group(1)) : len(m.group(1)) + 1] == ".":
+                dotted.append(m.group(1))
             # its next lines from under the mark, or out to the text's margin
             # where the mark is indented as a paragraph (Typst, LaTeX)
             left = min(row[0].x0, margin)
@@ -2577,6 +2870,10 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     gone = {id(ln) for ln in taken}
     cited_from = " ".join(ln.text for ln in page.lines if id(ln) not in gone) + " " + before
     if not notes or not any(_cites(mark).search(cited_from) for mark, _ in notes):
+        return []
+    # a small-print numbered list ("1. Place the template") is no notes
+    # unless the text cites each of its numbers
+    if not all(_cites(mark).search(cited_from) for mark in dotted):
         return []
     page.lines = [ln for ln in page.lines if id(ln) not in gone]
     return [(mark, " ".join(note.split())) for mark, note in notes]
@@ -2645,18 +2942,29 @@ def _with_notes(
         # an endnote's on any page before its own
         where = [tuple(range(1, page))] if page in endnote_pages else [(page,), (page - 1,)]
         for mark, text in found:
-            # a mark raised against a number only where no word's mark cites it
-            readings = (_cites(mark, after_number=False), _cites(mark))
+            # a mark raised against a number only where no word's mark cites
+            # it, and only one such number could ("10 2 squares" and a table's
+            # "150 2" on one page: an exponent or the note's, none is claimed)
+            strong, weak = _cites(mark, after_number=False), _cites(mark)
             cited, at = next(
                 (
-                    (reading, i)
-                    for reading in readings
+                    (strong, i)
                     for pages_ in where
                     for i, b in enumerate(out)
-                    if not b.level and b.page in pages_ and reading.search(b.text)
+                    if not b.level and b.page in pages_ and strong.search(b.text)
                 ),
-                (readings[0], None),
+                (strong, None),
             )
+            if at is None:
+                candidates = [
+                    i
+                    for pages_ in where[:1]
+                    for i, b in enumerate(out)
+                    if not b.level and b.page in pages_
+                    for _ in weak.finditer(b.text)
+                ]
+                if len(candidates) == 1:
+                    cited, at = weak, candidates[0]
             if at is not None:
                 b = out[at]
                 out[at] = Block(cited.sub(f"[{mark}]", b.text, count=1), 0, b.page)
@@ -2682,7 +2990,9 @@ def _continued_row(row: _Line, rest: _Line) -> _Line | None:
     cells = tuple(
         (a[0], a[1], f"{a[2]} {b[2]}".strip()) for a, b in zip(row.cells, rest.cells, strict=True)
     )
-    return dataclasses.replace(row, cells=cells, text=" | ".join(c[2] for c in cells))
+    return dataclasses.replace(
+        row, cells=cells, text=" | ".join(c[2] for c in cells).rstrip(" |"), broken=False
+    )
 
 
 def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
