@@ -2540,3 +2540,76 @@ def test_a_bold_heading_in_the_texts_size_beside_a_figure_stays_in_its_column() 
     ]
     assert units.index("movement/climbing") < units.index("movement/jumping")
     assert units.index("movement/jumping") < units.index("movement/falling")
+
+
+@pytest.mark.parametrize(
+    ("name", "titles"),
+    [
+        # groff: a chapter's title with a numbered subheading right under it
+        ("review2-g1", ["Introduction", "Normal Moves", "Charging", "Shooting", "Close Combat"]),
+        # LibreOffice: the section before ends in a bulleted list
+        ("review2-n3_numbered_list", ["Setup", "Movement", "Shooting", "Close combat", "Morale"]),
+        # two columns: a title at the head of the right column
+        ("review2-c4_numbered_cols", ["Setup", "Movement", "Shooting", "Morale"]),
+    ],
+)
+def test_a_bold_numbered_title_missed_misses_no_title_after_it(
+    name: str, titles: list[str]
+) -> None:
+    """Second review of the day's changes: a bold numbered title counted only
+    if the one before it did, and one was missed under a subheading, after a
+    list, or at a column's head; every chapter after it was a line of the
+    rule before, citations pointing at the wrong rule."""
+    data = (EDGES / f"{name}.pdf").read_bytes()
+    got = [u.title for u in parse_file(f"{name}.pdf", data, game="x").units]
+    assert all(title in got for title in titles), got
+
+
+def test_a_running_header_naming_its_chapter_by_a_longer_name_is_dropped() -> None:
+    """fpdf2, the header in the text's size: "Ashfall Rules   Chapter 2:
+    Shooting" over the heading "Shooting". Its changing part was required
+    to be a heading's name, whole, and it stayed in the rules."""
+    data = (EDGES / "review2-f1_headers_a.pdf").read_bytes()
+    result = parse_file("f.pdf", data, game="x")
+    assert not any("Ashfall Rules" in u.text for u in result.units)
+    assert result.dropped["running headers and footers"] >= 4
+
+
+def test_a_row_under_an_empty_category_cell_at_a_pages_head_is_its_own_row() -> None:
+    """A bordered table with its category cell left empty after the first
+    row of each category, over a page break: the row at the head of the page
+    was taken for the end of the row the page before broke off, and the two
+    ran together (" | Rings item 3 Rings item 4 | 15 gc 20 gc")."""
+    lines = _edge_lines("review2-t3_category_thead")
+    assert " | Rings item 3 | 15 gc" in lines
+    assert " | Rings item 4 | 20 gc" in lines
+
+
+def test_a_stat_cards_bold_name_across_it_stays_its_heading() -> None:
+    """Bordered stat cards, each a bold name across the card over its stats:
+    read from the borders, each name was a row of one table, and the cards
+    lost their own rules."""
+    data = (EDGES / "review2-t8_cards.pdf").read_bytes()
+    ids = [u.rule_id for u in parse_file("c.pdf", data, game="x").units]
+    assert {"bestiary/ogre-bruiser", "bestiary/cave-troll", "bestiary/giant-rat"} <= set(ids)
+
+
+def test_a_bold_heading_across_weasyprint_columns_in_the_texts_size_divides_them() -> None:
+    """WeasyPrint, a bold h4 in the text's size set across both columns:
+    read inside the left one, the paragraphs above it in the right column
+    went into its section."""
+    data = (EDGES / "review2-w2_h4.pdf").read_bytes()
+    units = {u.rule_id: u.text for u in parse_file("w.pdf", data, game="x").units}
+    before, after = units["movement"], units["movement/charging"]
+    assert "Paragraph 3" in before and "Paragraph 4" in before
+    assert not any(p in after for p in ("Paragraph 3", "Paragraph 4"))
+
+
+def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> None:
+    """A small-print numbered list ("1. Place the template") above a real
+    footnote on the page: the list was taken for notes, or, once it no
+    longer was, the note under it was left a loose line."""
+    lines = _edge_rule_lines("review-c4-small-steps-with-footnote")["blast-weapons"]
+    assert lines[0].endswith("on a 3 or more.[1] Saves are taken as normal.")
+    assert lines[1] == "[1] Or a 2 against vehicles."
+    assert "1. Place the template with its centre over the target model." in lines

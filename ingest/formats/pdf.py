@@ -883,6 +883,19 @@ def _in_columns(
     )
 
 
+def _columns_restart(head: _Line, left: list[_Line], right: list[_Line]) -> bool:
+    """Do both columns start again together under ``head`` (their first lines
+    below it within a line of each other), as under a heading set across
+    them, or is there no right column under it (the page goes on in one)?"""
+    below_left = min((x.top for x in left if x.top > head.bottom), default=None)
+    below_right = min((x.top for x in right if x.top > head.bottom), default=None)
+    return (
+        below_right is None
+        or below_left is None
+        or abs(below_left - below_right) <= head.bottom - head.top
+    )
+
+
 def _gutter_halves(ln: _Line, left: list[_Line], right: list[_Line]) -> tuple[_Line, _Line] | None:
     """``ln`` as two lines when it is two runs of words, each starting at the
     margin where most lines of its half of the page start: a line of each
@@ -1128,16 +1141,20 @@ def _reading_order(page: _Page) -> None:
     # A heading set across both columns but short ("Shooting", CSS
     # column-span) sits in the left half: it divides the page too when the
     # right column is empty beside it and goes on below it, and it is set
-    # larger than the text (or in bold and a little larger: WeasyPrint's h2
-    # is 1.19 times it; a bold line in the text's size beside a figure in
-    # the right column is a heading inside the left one), at the left margin.
+    # larger than the text (or in bold, WeasyPrint's h2 is 1.19 times it, an
+    # h4 the text's size, where both columns start again together under it:
+    # a bold heading beside a gap in the right column, a figure's, is one
+    # inside the left column), at the left margin.
     size = statistics.median(ln.size for ln in lines)
     margin = min(ln.x0 for ln in left)
     for ln in list(left):
         under = [x for x in lines if x.top > ln.bottom]
         nearest = min(under, key=lambda x: x.top) if under else None
         if (
-            (ln.size >= 1.2 * size or (ln.bold and ln.size >= 1.1 * size))
+            (
+                ln.size >= 1.2 * size
+                or (ln.bold and ln.size >= 0.95 * size and _columns_restart(ln, left, right))
+            )
             and ln.x0 <= margin + 3
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
             and any(r.bottom < ln.top for r in right)
@@ -1391,14 +1408,25 @@ def _narrow_measure(page: _Page) -> None:
 def _numbered_titles(pages: list[_Page]) -> None:
     """Mark the lines set whole in bold and numbered "1. Introduction" that
     stand as titles (``_Line.numbered_title``), as groff and word processors
-    number chapters: set apart by more than a line's space above, text in
-    plain type under it, no lead-in or item of a list next to it, and a
-    number after one the last such line had ("2." after a title "1."). A
-    bold numbered list ("...any of these objectives:" over "1. Hold the
-    bridge", "2. Kill the enemy warlord") reads as its items: made titles,
-    each but the last was an empty section and vanished; and a list's first
-    item after its lead-in keeps the rest of that list items too."""
-    last: tuple[int, bool] = (0, True)  # the last bold numbered line: its number, a title?
+    number chapters, apart from a bold numbered list. An item of such a list
+    ("...any of these objectives:" over "1. Hold the bridge", "2. Kill the
+    enemy warlord") follows its lead-in or the item before, within a line's
+    space, or has the next item under it; so does every item after one that
+    followed a lead-in. Made titles, each item but the last was an empty
+    section and vanished. Anything else may be a title: after a paragraph
+    or a list ending the section before, with a subheading under it, or at
+    the head of a column or a page."""
+
+    def listed(ln: _Line, other: _Line | None) -> bool:
+        return (
+            other is not None
+            and other.bold
+            and bool(_NUMBERED_TITLE.match(other.text))
+            and other.page == ln.page
+            and abs(other.top - ln.top) < 2.5 * ln.size
+        )
+
+    last: tuple[int, bool] = (0, False)  # the last bold numbered line: its number, an item?
     for page in pages:
         lines = page.lines
         for i, ln in enumerate(lines):
@@ -1408,21 +1436,29 @@ def _numbered_titles(pages: list[_Page]) -> None:
             number = int(m.group(1))
             before = lines[i - 1] if i else None
             after = lines[i + 1] if i + 1 < len(lines) else None
-            ln.numbered_title = (
-                (number == 1 or last == (number - 1, True))
-                and after is not None
-                and not after.bold
-                and not _LIST_ITEM.match(after.text)
-                and (
-                    before is None
-                    or (
-                        ln.top - before.bottom > 0.8 * ln.size
-                        and not before.text.endswith(":")
-                        and not _LIST_ITEM.match(before.text)
-                    )
+            item = (
+                last == (number - 1, True)
+                or listed(ln, before)
+                or listed(ln, after)
+                # after its lead-in ("...any of these objectives:")
+                or (
+                    before is not None
+                    and before.text.endswith(":")
+                    and before.page == ln.page
+                    and 0 <= ln.top - before.bottom <= 2.5 * ln.size
+                )
+                # its text running on in bold on the next line (an item, not a
+                # title over a numbered subheading)
+                or (
+                    after is not None
+                    and after.bold
+                    and after.page == ln.page
+                    and 0 <= after.top - ln.bottom <= 0.8 * ln.size
+                    and not re.match(r"\d", after.text)
                 )
             )
-            last = (number, ln.numbered_title)
+            ln.numbered_title = after is not None and not item
+            last = (number, item)
 
 
 def _ruled_tables(page: _Page) -> None:
@@ -1522,12 +1558,19 @@ def _ruled_rows(
     parts: dict[int, list[_Line]] = {}
     opened: Counter[int] = Counter()  # a band's lines with words in its first and another cell
     hyphenated: set[tuple[int, int]] = set()  # cells whose last line broke at a hyphen
+    titles: dict[int, list[_Line]] = {}  # a band's lines that stay lines
     for ln in sorted(inside, key=lambda ln: (ln.top, ln.x0)):
         mid = (ln.top + ln.bottom) / 2
         k = next((n for n, (y0, y1, _) in enumerate(bands) if y0 <= mid <= y1), None)
         if k is None:
             return []
         edges = bands[k][2]
+        if len(edges) == 2 and ln.bold and len(xs) > 2:
+            # a bold cell across the whole table: a card's name ("Ogre
+            # Bruiser" over its stats), a line of its own as the reading by
+            # gaps has it (a heading, where it is set as one), not a row
+            titles.setdefault(k, []).append(ln)
+            continue
         at = {bisect.bisect(edges, (w[0] + w[1]) / 2) - 1 for w in ln.words}
         if 0 in at and len(at) >= 2:
             opened[k] += 1
@@ -1560,6 +1603,7 @@ def _ruled_rows(
     at_head = not any(ln.bottom < top for ln in page.lines if ln not in inside)
     out: list[tuple[_Line, list[_Line]]] = []
     for k, (y0, y1, edges) in enumerate(bands):
+        out += [(title, [title]) for title in titles.get(k, [])]
         if k not in parts:
             continue
         cells: list[tuple[float, float, str]] = []
@@ -1593,10 +1637,17 @@ def _ruled_rows(
                     # which ``outline_of`` puts back on it: no rule above it,
                     # or (a word processor closes both halves) the table's
                     # first row at the head of the page, under a header row
-                    # printed again or none, with its first cell empty; and
-                    # a row so broken (no rule under it)
+                    # printed again or none, its first cell empty and each
+                    # other going on mid-sentence ("combat."; "Rings item 4"
+                    # under an empty category cell is a row); and a row so
+                    # broken (no rule under it)
                     carried=y0 < ruled[0] - 1.5
-                    or (at_head and not cells[0][2] and all(r.bold for r, _ in out)),
+                    or (
+                        at_head
+                        and not cells[0][2]
+                        and all(r.bold for r, _ in out)
+                        and all(c[2][:1].islower() for c in cells if c[2])
+                    ),
                     broken=y1 > ruled[-1] + 1.5,
                 ),
                 lines,
@@ -2179,8 +2230,8 @@ def _mark_zones(page: _Page) -> None:
 
 
 def _letters(text: str) -> str:
-    """``text``'s letters and digits, lower case: "2. The Turn" is "2theturn"."""
-    return "".join(c for c in text.lower() if c.isalnum())
+    """``text``'s letters, lower case: "2. The Turn" is "theturn"."""
+    return "".join(c for c in text.lower() if c.isalpha())
 
 
 def _furniture_key(text: str) -> str:
@@ -2315,12 +2366,16 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     repeat = max(3, int(0.3 * len(pages)))
     browser = _browser_margins(pages, body)
 
-    # the book's headings, as a running header names them ("2 The Turn")
+    # the book's headings, as a running header names them ("2 The Turn" for
+    # "2. The Turn", "CLOSE COMBAT - 3" for "Close Combat"; letters alone)
+    # ("Chapter 2: Shooting" names "Shooting": a name may be part of it)
     titles = {
-        _letters(ln.text)
+        letters
         for page in pages
         for ln in page.lines
-        if not ln.zone and (ln.bold or ln.size >= 1.15 * body)
+        if (ln.bold or ln.size >= 1.15 * body)
+        and not any(parts[part] >= repeat for part in parts_of(ln))
+        and len(letters := _letters(ln.text)) >= 4
     }
 
     def names_chapter(ln: _Line) -> bool:
@@ -2328,7 +2383,8 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         # a page number (a scenario's "Turns: 6", an example's first words
         # at the head of each page are the book's text)
         return all(
-            c[2].strip().isdigit() or _letters(c[2]) in titles
+            not (letters := _letters(c[2]))
+            or any(letters.endswith(t) or letters.startswith(t) for t in titles)
             for c in ln.cells
             if parts[(c[2].lower(), round(c[0] / 3))] < repeat
         )
@@ -2843,8 +2899,25 @@ def _footnotes(page: _Page, body: float, before: str = "") -> list[tuple[str, st
     notes: list[list[str]] = []
     taken: list[_Line] = []
     dotted: list[str] = []  # marks written "1." (WeasyPrint's), as a numbered list's are
+    below_ids = {id(ln) for row in rows for ln in row}
+    cited_text = " ".join(ln.text for ln in page.lines if id(ln) not in below_ids) + " " + before
+    # A small-print numbered list first ("1. Place the template", "2. Roll
+    # the scatter die"): marks written "1." as WeasyPrint writes a note's,
+    # but not each of them cited, so a list, and the notes (if any) under it
+    numbers: list[str] = []
+    listed_rows = 0
+    for row_no, row in enumerate(rows):
+        line = " ".join(ln.text for ln in row)
+        m = _NOTE_MARK.match(line)
+        if m and line[len(m.group(1)) : len(m.group(1)) + 1] == ".":
+            numbers.append(m.group(1))
+        elif m or not numbers:
+            break
+        listed_rows = row_no + 1
+    if all(_cites(n).search(cited_text) for n in numbers):
+        listed_rows = 0
     left = 0.0
-    for row in rows:
+    for row in rows[listed_rows:]:
         line = " ".join(ln.text for ln in row)
         m = _NOTE_MARK.match(line)
         if m and (notes or not taken):
