@@ -2613,3 +2613,53 @@ def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> N
     assert lines[0].endswith("on a 3 or more.[1] Saves are taken as normal.")
     assert lines[1] == "[1] Or a 2 against vehicles."
     assert "1. Place the template with its centre over the target model." in lines
+
+
+def test_a_bordered_row_broken_between_sentences_over_a_page_is_one_row() -> None:
+    """Third review of the day's changes: a bordered row broken over a page
+    between two sentences ("... may not shoot. Roll again." / "It regroups
+    ..."): taken back only where it went on mid-sentence, it was two rows,
+    the second with no roll. A table that leaves no other first cell empty
+    has no row of its own with an empty first cell."""
+    lines = _edge_rule_lines("review3-row-break-capital")["panic"]
+    row = next(line for line in lines if line.startswith("4 | "))
+    assert row.endswith("It regroups at the start of its next turn.")
+    assert not any(line.startswith(" | ") for line in lines)
+
+
+def test_a_bold_category_row_across_a_bordered_table_stays_in_the_table() -> None:
+    """Third review: a weapons table with bold category rows across it
+    ("Pistols", "Rifles") had each made a heading, and the rows under it lost
+    the table's header, so "-1" under AP said nothing. A stat card's name
+    stands over the stats' header printed again; a category does not."""
+    lines = _edge_rule_lines("review3-category-rows")["weapons"]
+    assert lines[1:5] == [
+        "Weapon | Range | Strength | AP",
+        "Pistols",
+        'Laspistol | 12" | 3 | -',
+        'Bolt pistol | 12" | 4 | -1',
+    ]
+    assert 'Lascannon | 48" | 9 | -3' in lines
+
+
+def test_a_scenario_row_naming_a_heading_and_a_turn_count_is_no_running_header() -> None:
+    """Third review: "Mission | Ambush | Turns: 6" atop each page, "Ambush"
+    a heading and "Turn" another: read as naming a heading by a prefix
+    ("turn" of "Turns"), the rows were dropped and with them every
+    scenario's length. A heading's name is whole words of it."""
+    data = (EDGES / "review3-scenario-rows.pdf").read_bytes()
+    text = "\n".join(u.text for u in parse_file("s.pdf", data, game="x").units)
+    assert "Mission Ambush Turns: 6" in text
+    assert "Mission Hold the Line Turns: 4" in text
+
+
+def test_a_list_of_two_bold_objectives_does_not_swallow_the_chapters_after_it() -> None:
+    """Third review: a bold list "1. Hold the bridge", "2. Kill the enemy
+    warlord", then chapters "3. Movement" to "6. Morale": each chapter read
+    as the list's next item, and the rest of the book was cited as Setup. A
+    next item is as close under the last as the last was under its own."""
+    data = (EDGES / "review3-two-objectives.pdf").read_bytes()
+    ids = [u.rule_id for u in parse_file("n.pdf", data, game="x").units]
+    assert ids[-4:] == ["movement", "shooting", "close-combat", "morale"]
+    lines = _edge_rule_lines("review3-two-objectives")["setup"]
+    assert "1. Hold the bridge" in lines and "2. Kill the enemy warlord" in lines

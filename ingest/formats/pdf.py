@@ -187,6 +187,10 @@ class _Line:
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
     broken: bool = False  # a row the page's foot broke off, its end on the next page
     numbered_title: bool = False  # "1. Introduction" set as a title (``_numbered_titles``)
+    # a bordered table's first row at a page's head with its first cell
+    # empty: the end of the row the page before broke off, unless empty
+    # first cells are the table's own (``_ruled_rows``)
+    head_row: bool = False
     edge: bool = False  # in ``zone`` only as its page's outermost line (see ``_mark_zones``)
     wraps_at: float = (
         0.0  # the right margin of text set beside a frame (``_wrapped_beside_frames``)
@@ -1412,7 +1416,7 @@ def _numbered_titles(pages: list[_Page]) -> None:
     ("...any of these objectives:" over "1. Hold the bridge", "2. Kill the
     enemy warlord") follows its lead-in or the item before, within a line's
     space, or has the next item under it; so does every item after one that
-    followed a lead-in. Made titles, each item but the last was an empty
+    followed a lead-in, close under it. Made titles, each item but the last was an empty
     section and vanished. Anything else may be a title: after a paragraph
     or a list ending the section before, with a subheading under it, or at
     the head of a column or a page."""
@@ -1426,7 +1430,8 @@ def _numbered_titles(pages: list[_Page]) -> None:
             and abs(other.top - ln.top) < 2.5 * ln.size
         )
 
-    last: tuple[int, bool] = (0, False)  # the last bold numbered line: its number, an item?
+    # the last bold numbered line: its number, an item?, the line, the space over it
+    last: tuple[int, bool, _Line | None, float] = (0, False, None, 0.0)
     for page in pages:
         lines = page.lines
         for i, ln in enumerate(lines):
@@ -1436,8 +1441,22 @@ def _numbered_titles(pages: list[_Page]) -> None:
             number = int(m.group(1))
             before = lines[i - 1] if i else None
             after = lines[i + 1] if i + 1 < len(lines) else None
+            space = (
+                ln.top - before.bottom
+                if before is not None and before.page == ln.page
+                else math.inf
+            )
+            # the next item of a list: close under the last, with no more
+            # space over it than the last had ("3. Movement" after a list of
+            # two objectives opens a chapter, set apart)
+            near = (
+                last[2] is not None
+                and last[2].page == ln.page
+                and 0 <= ln.top - last[2].bottom <= 8 * ln.size
+                and space <= last[3] + 0.5 * ln.size
+            )
             item = (
-                last == (number - 1, True)
+                (last[:2] == (number - 1, True) and near)
                 or listed(ln, before)
                 or listed(ln, after)
                 # after its lead-in ("...any of these objectives:")
@@ -1458,7 +1477,7 @@ def _numbered_titles(pages: list[_Page]) -> None:
                 )
             )
             ln.numbered_title = after is not None and not item
-            last = (number, item)
+            last = (number, item, ln, space)
 
 
 def _ruled_tables(page: _Page) -> None:
@@ -1601,9 +1620,29 @@ def _ruled_rows(
     ):
         return []  # no two rows, or no row of two cells: a box or a form, not a table
     at_head = not any(ln.bottom < top for ln in page.lines if ln not in inside)
+
+    def band_words(k: int) -> list[str]:
+        return [w for c in range(len(xs)) for w in words.get((k, c), [])]
+
+    body = [k for k in range(len(bands)) if k in parts]
     out: list[tuple[_Line, list[_Line]]] = []
     for k, (y0, y1, edges) in enumerate(bands):
-        out += [(title, [title]) for title in titles.get(k, [])]
+        for title in titles.get(k, []):
+            # a card's name stands over the stats' header printed again (or
+            # atop the table); a category row ("Pistols") is a row of it
+            after = next((j for j in body if j > k), None)
+            if k == 0 or (after is not None and band_words(after) == band_words(body[0])):
+                out.append((title, [title]))
+            else:
+                cell = (left, right, title.text)
+                out.append(
+                    (
+                        dataclasses.replace(
+                            title, row=True, cells=(cell,), wide_gaps=0, halves=None, whole=None
+                        ),
+                        [title],
+                    )
+                )
         if k not in parts:
             continue
         cells: list[tuple[float, float, str]] = []
@@ -1634,20 +1673,15 @@ def _ruled_rows(
                     halves=None,
                     whole=None,
                     # the rest of a row broken at the foot of the page before,
-                    # which ``outline_of`` puts back on it: no rule above it,
-                    # or (a word processor closes both halves) the table's
-                    # first row at the head of the page, under a header row
-                    # printed again or none, its first cell empty and each
-                    # other going on mid-sentence ("combat."; "Rings item 4"
-                    # under an empty category cell is a row); and a row so
-                    # broken (no rule under it)
-                    carried=y0 < ruled[0] - 1.5
-                    or (
-                        at_head
-                        and not cells[0][2]
-                        and all(r.bold for r, _ in out)
-                        and all(c[2][:1].islower() for c in cells if c[2])
-                    ),
+                    # which ``outline_of`` puts back on it: no rule above it;
+                    # or (a word processor closes both halves) perhaps, the
+                    # table's first row at the head of the page, under a
+                    # header row printed again or none, its first cell empty
+                    # (where the table leaves no other first cell empty: an
+                    # empty category cell over "Rings item 4" is a row's);
+                    # and a row so broken (no rule under it)
+                    carried=y0 < ruled[0] - 1.5,
+                    head_row=at_head and not cells[0][2] and all(r.bold for r, _ in out),
                     broken=y1 > ruled[-1] + 1.5,
                 ),
                 lines,
@@ -2229,9 +2263,10 @@ def _mark_zones(page: _Page) -> None:
             ln.zone, ln.edge = "bottom", True
 
 
-def _letters(text: str) -> str:
-    """``text``'s letters, lower case: "2. The Turn" is "theturn"."""
-    return "".join(c for c in text.lower() if c.isalpha())
+def _words(text: str) -> tuple[str, ...]:
+    """``text``'s words, lower case, digits and marks left out: "2. The Turn"
+    is ("the", "turn")."""
+    return tuple(re.findall(r"[^\W\d_]+", text.lower()))
 
 
 def _furniture_key(text: str) -> str:
@@ -2368,14 +2403,15 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 
     # the book's headings, as a running header names them ("2 The Turn" for
     # "2. The Turn", "CLOSE COMBAT - 3" for "Close Combat"; letters alone)
-    # ("Chapter 2: Shooting" names "Shooting": a name may be part of it)
+    # ("Chapter 2: Shooting" names "Shooting": a name may be its last or
+    # first words; "Turns: 6" does not name "Turn")
     titles = {
-        letters
+        words
         for page in pages
         for ln in page.lines
         if (ln.bold or ln.size >= 1.15 * body)
         and not any(parts[part] >= repeat for part in parts_of(ln))
-        and len(letters := _letters(ln.text)) >= 4
+        and (words := _words(ln.text))
     }
 
     def names_chapter(ln: _Line) -> bool:
@@ -2383,8 +2419,8 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         # a page number (a scenario's "Turns: 6", an example's first words
         # at the head of each page are the book's text)
         return all(
-            not (letters := _letters(c[2]))
-            or any(letters.endswith(t) or letters.startswith(t) for t in titles)
+            not (words := _words(c[2]))
+            or any(words[-len(t) :] == t or words[: len(t)] == t for t in titles)
             for c in ln.cells
             if parts[(c[2].lower(), round(c[0] / 3))] < repeat
         )
@@ -2770,7 +2806,12 @@ def outline_of(data: bytes, name: str) -> Outline:
                     outline.dropped["repeated table headers"] += 1
                     continue
                 # and a row broken off at the foot of the page goes on under it
-                if (ln.carried or kept.broken) and ln.page != kept.page and blocks and not para:
+                if (
+                    (ln.carried or kept.broken or (ln.head_row and not _empty_first_cells(blocks)))
+                    and ln.page != kept.page
+                    and blocks
+                    and not para
+                ):
                     joined = _continued_row(kept, ln)
                     if joined is not None and blocks[-1].text.endswith(kept.text):
                         last = blocks[-1]
@@ -3052,6 +3093,18 @@ def _with_notes(
                 at += 1
             out.insert(at + 1, note)
     return out
+
+
+def _empty_first_cells(blocks: list[Block]) -> bool:
+    """Does the table ending the last block leave a row's first cell empty
+    (" | Rings item 2 | 10 gc" under its category's first row)?"""
+    rows: list[str] = []
+    for block in reversed(blocks):  # the table's rows, in one block or several
+        lines = [ln for ln in block.text.split("\n") if " | " in ln]
+        if not lines or block.level:
+            break
+        rows = lines + rows
+    return any(ln.startswith(("| ", " | ")) for ln in rows[1:])
 
 
 def _continued_row(row: _Line, rest: _Line) -> _Line | None:
