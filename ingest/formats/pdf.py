@@ -1634,11 +1634,11 @@ def _ruled_rows(
             if k == 0 or (after is not None and band_words(after) == band_words(body[0])):
                 out.append((title, [title]))
             else:
-                cell = (left, right, title.text)
+                across = (left, right, title.text)
                 out.append(
                     (
                         dataclasses.replace(
-                            title, row=True, cells=(cell,), wide_gaps=0, halves=None, whole=None
+                            title, row=True, cells=(across,), wide_gaps=0, halves=None, whole=None
                         ),
                         [title],
                     )
