@@ -1,0 +1,569 @@
+"""Stage 2 of the PDF reader: the order a page's lines are read in.
+
+A page in two side-by-side columns is read left column then right; a line
+across both divides the page (the columns above it first), and so does a
+heading after which the page goes back to one column (``_reading_order``).
+A page mostly in one column can hold a band of two (a word processor's
+section in columns, ``_column_bands``). Frames written after the page's
+text (captions, text boxes) go before the paragraph at or below where they
+sit (``_place_floats``); text wrapped beside a frame or an image is
+measured against the margin it wraps at (``_wrapped_beside_frames``), and a
+column set narrower than the page's measure against its own
+(``_narrow_measure``).
+
+Trade-off: columns are found from where lines start and end, not from a
+trained layout model; pages of three columns are read line by line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import statistics
+from collections import Counter
+
+from ruleslawyer.ingest.formats.pdf.lines import (
+    _LEADERS,
+    _PAGE_NUMBER,
+    FURNITURE_ZONE,
+    _ends_sentence,
+    _Line,
+    _Page,
+)
+
+
+def _in_columns(
+    lines: list[_Line], left: list[_Line], right: list[_Line], spanning: list[_Line]
+) -> bool:
+    """Enough of these lines sit in each half, and few across both. Rows of a
+    table (three or more cells) do not count against it."""
+    table_rows = sum(1 for ln in spanning if ln.wide_gaps >= 2)
+    text_lines = len(lines) - table_rows
+    return (
+        len(left) >= 0.25 * text_lines
+        and len(right) >= 0.25 * text_lines
+        and len(spanning) - table_rows <= 0.2 * text_lines
+    )
+
+
+def _columns_restart(head: _Line, left: list[_Line], right: list[_Line]) -> bool:
+    """Do both columns start again together under ``head`` (their first lines
+    below it within a line of each other), as under a heading set across
+    them, or is there no right column under it (the page goes on in one)?"""
+    below_left = min((x.top for x in left if x.top > head.bottom), default=None)
+    below_right = min((x.top for x in right if x.top > head.bottom), default=None)
+    return (
+        below_right is None
+        or below_left is None
+        or abs(below_left - below_right) <= head.bottom - head.top
+    )
+
+
+def _gutter_halves(ln: _Line, left: list[_Line], right: list[_Line]) -> tuple[_Line, _Line] | None:
+    """``ln`` as two lines when it is two runs of words, each starting at the
+    margin where most lines of its half of the page start: a line of each
+    column on one baseline. None for anything else (a justified line of one
+    column has no gap that wide; a table row has more cells or other edges)."""
+    if len(ln.cells) != 2 or len(right) < 3 or len(left) < 3:
+        return None
+
+    def margin(side: list[_Line]) -> float:
+        return Counter(round(x.x0) for x in side).most_common(1)[0][0]
+
+    (a0, a1, a_text), (b0, b1, b_text) = ln.cells
+    # the left run fills its column, as a justified line does (a table's
+    # first cell, "Objective terrain", stops well short of it)
+    ends = sorted(x.x1 for x in left)
+    edge = ends[int(0.9 * (len(ends) - 1))]
+    if not (
+        abs(a0 - margin(left)) <= 2
+        and a1 >= edge - 0.15 * (edge - a0)
+        and abs(b0 - margin(right)) <= 2
+        and len(a_text.split()) >= 2
+        and len(b_text.split()) >= 2
+    ):
+        return None
+    a_words = tuple(w for w in ln.words if w[1] <= a1 + 0.5)
+    b_words = tuple(w for w in ln.words if w[0] >= b0 - 0.5)
+    if len(a_words) + len(b_words) != len(ln.words):
+        return None
+    a = dataclasses.replace(
+        ln,
+        text=a_text,
+        x0=a0,
+        x1=a1,
+        cells=(ln.cells[0],),
+        words=a_words,
+        wide_gaps=0,
+        hyphen=False,
+        halves=None,
+    )
+    b = dataclasses.replace(
+        ln,
+        text=b_text,
+        x0=b0,
+        x1=b1,
+        cells=(ln.cells[1],),
+        words=b_words,
+        wide_gaps=0,
+        halves=None,
+    )
+    return a, b
+
+
+def _column_bands(
+    page: _Page,
+    left: list[_Line],
+    right: list[_Line],
+    spanning: list[_Line],
+    halves: set[int] | frozenset[int] = frozenset(),
+) -> list[tuple[float, float]]:
+    """The bands of columns on a page otherwise in one column (``_column_band``),
+    the lines starting in its right half taken apart wherever running text
+    across the page lies between them (a box set right beside a paragraph,
+    then a section in two columns under more text, are two candidates)."""
+    size = statistics.median(ln.size for ln in page.lines)
+
+    def running(ln: _Line) -> bool:  # text across the page, not a heading or a row
+        return ln.halves is None and ln.wide_gaps < 2 and not (ln.bold or ln.size >= 1.2 * size)
+
+    groups: list[list[_Line]] = []
+    for r in sorted(right, key=lambda ln: ln.top):
+        if groups and not any(
+            groups[-1][-1].bottom <= x.top <= r.top and running(x) for x in spanning
+        ):
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    return [
+        band for g in groups if (band := _column_band(page, left, g, spanning, halves)) is not None
+    ]
+
+
+def _column_band(
+    page: _Page,
+    left: list[_Line],
+    right: list[_Line],
+    spanning: list[_Line],
+    halves: set[int] | frozenset[int] = frozenset(),
+) -> tuple[float, float] | None:
+    """Columns on part of the page: a word processor's section in two columns
+    under (or over) text across the page. The band from the first line that
+    starts in the right half (the right half of a line of two headings side
+    by side too) to the last, if the lines within it are in columns and are
+    running text, each side's typical line a quarter of the page wide or
+    more (not a table's cells written one by one, nor a note or two set
+    right), and:
+
+    - the text across the page bounds it: no line of the left column goes on
+      below it but for a heading over that text, nor above it but for a
+      paragraph's last line under it (a page whose right column is short, a
+      book's last page, is read in the PDF's order, left column then right);
+    - the PDF writes the band's left column before its right one (a table
+      of two long columns is written row by row, and so read).
+    """
+    if len(right) < 3:
+        return None
+    first = min(r.top for r in right)
+    starts = [first] + [
+        ln.top
+        for ln in spanning
+        if ln.halves is not None
+        and ln.halves[1].x0 > page.width * 0.48
+        and 0 <= first - ln.bottom < 2 * (ln.bottom - ln.top)
+    ]
+    top, bottom = min(starts), max(r.bottom for r in right)
+
+    def within(side: list[_Line]) -> list[_Line]:
+        return [ln for ln in side if ln.bottom >= top and ln.top <= bottom]
+
+    band_left, band_right, band_spanning = within(left), within(right), within(spanning)
+    if not (
+        len(band_left) >= 3
+        and all(
+            statistics.median(ln.x1 - ln.x0 for ln in side) >= 0.25 * page.width
+            for side in (band_left, band_right)
+        )
+        and _in_columns(
+            band_left + band_right + band_spanning, band_left, band_right, band_spanning
+        )
+    ):
+        return None
+    # (a line of each column on one baseline, ``halves``, is written as one;
+    # a right column's first line on the baseline of a heading atop the left
+    # one is written with it, Typst's way, unless most right lines share a
+    # baseline with a left one, as a table's rows do)
+    order = {id(ln): k for k, ln in enumerate(page.lines) if id(ln) not in halves}
+    beside = [r for r in band_right if any(abs(r.bottom - x.bottom) < 1 for x in band_left)]
+    firsts = (
+        band_right
+        if 2 * len(beside) >= len(band_right)
+        else [r for r in band_right if r not in beside]
+    )
+    if max((order.get(id(ln), -1) for ln in band_left), default=-1) > min(
+        (order.get(id(ln), math.inf) for ln in firsts), default=math.inf
+    ):
+        return None
+    size = statistics.median(ln.size for ln in page.lines)
+    by_top = sorted(page.lines, key=lambda ln: ln.top)
+    # The left column may end below the right one (its last paragraph the
+    # longer, or the right column set higher, as fpdf2 does): the band goes
+    # on to its end, line by line, a heading's space before it allowed where
+    # the column goes on under the heading (not the text across the page)
+    left_ids = {id(ln) for ln in left}
+
+    def column_goes_on(head: _Line) -> bool:
+        under = next((x for x in by_top if x.top > head.bottom - 1 and x is not head), None)
+        return under is not None and id(under) in left_ids
+
+    for ln in sorted(left, key=lambda ln: ln.top):
+        heading = ln.bold or ln.size > 1.1 * size
+        if ln.top <= bottom < ln.bottom or (
+            bottom < ln.top < bottom + (2.0 if heading else 1.2) * (ln.bottom - ln.top)
+            and ln.size < 1.5 * size
+            and (not heading or column_goes_on(ln))
+        ):
+            bottom = ln.bottom
+    for ln in left:
+        if (
+            ln.size < 0.9 * size
+            or top <= ln.top <= bottom
+            or _PAGE_NUMBER.match(ln.text)
+            or not FURNITURE_ZONE * page.height < ln.top < (1 - FURNITURE_ZONE) * page.height
+        ):
+            continue  # small print (notes), a page's number or header, or in the band
+        if ln.top > bottom and not any(bottom < x.top < ln.top for x in spanning):
+            below = [x for x in by_top if x.top >= ln.bottom - 1 and x is not ln]
+            nearest = below[0] if below else None
+            if not (
+                nearest is not None
+                and nearest in spanning
+                and nearest.top - ln.bottom < 2 * (ln.bottom - ln.top)
+            ):
+                return None  # the left column goes on below the band (not a heading over text)
+        if ln.bottom < top and not any(ln.bottom < x.top < top for x in spanning):
+            above = [x for x in by_top if x.bottom <= ln.top + 1 and x is not ln]
+            nearest = above[-1] if above else None
+            if not (
+                nearest is not None
+                and nearest in spanning
+                and ln.top - nearest.bottom < ln.bottom - ln.top
+            ):
+                return None  # the left column began above the band
+    return top, bottom
+
+
+def _reading_order(page: _Page) -> None:
+    """Two side-by-side columns are read left, then right; else PDFium's order.
+
+    A line across both columns (a title, a full-width table's row) divides
+    the page: the columns above it are read, then it, then the columns
+    below; so does a short heading set across both (the right column empty
+    beside it, with text above and below). Rows of a table (three or more
+    cells) do not count against the page being set in columns. A page mostly
+    in one column may hold bands of columns (``_column_bands``): each is
+    read in columns in its place, the lines around it in PDFium's order; and
+    two headings that PDFium gives as one line, one atop each column, are
+    two.
+    """
+    lines = page.lines
+    if len(lines) < 8:
+        return
+    mid = page.width / 2
+    left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
+    right = [ln for ln in lines if ln.x0 > mid - page.width * 0.02 and ln not in left]
+    spanning = [ln for ln in lines if ln not in left and ln not in right]
+    # Two lines on one baseline, one atop each column, that PDFium gives as
+    # one (WeasyPrint's gutter, about an em, is too narrow for
+    # ``_middle_split``): two lines, where the page turns out to be in columns
+    split = {id(ln): h for ln in spanning if (h := _gutter_halves(ln, left, right)) is not None}
+    as_read = page.lines
+    if split:
+        left = left + [h[0] for h in split.values()]
+        right = right + [h[1] for h in split.values()]
+        spanning = [ln for ln in spanning if id(ln) not in split]
+        lines = page.lines = [x for ln in lines for x in split.get(id(ln), (ln,))]
+    # Lines above, below and between bands of columns on a page otherwise in
+    # one column are read as PDFium gives them, as they are on such a page.
+    across: list[_Line] = []
+    bands: list[tuple[float, float]] = []
+    if not _in_columns(lines, left, right, spanning):
+        halves = {id(x) for h in split.values() for x in h}
+        bands = _column_bands(page, left, right, spanning, halves)
+        if not bands:
+            page.lines = as_read
+            return
+        across = [
+            ln
+            for ln in lines
+            if not any(top <= ln.bottom and ln.top <= bottom for top, bottom in bands)
+        ]
+        left, right, spanning = (
+            [ln for ln in side if ln not in across] for side in (left, right, spanning)
+        )
+    # A heading set across both columns but short ("Shooting", CSS
+    # column-span) sits in the left half: it divides the page too when the
+    # right column is empty beside it and goes on below it, and it is set
+    # larger than the text (or in bold, WeasyPrint's h2 is 1.19 times it, an
+    # h4 the text's size, where both columns start again together under it:
+    # a bold heading beside a gap in the right column, a figure's, is one
+    # inside the left column), at the left margin.
+    size = statistics.median(ln.size for ln in lines)
+    margin = min(ln.x0 for ln in left)
+    for ln in list(left):
+        under = [x for x in lines if x.top > ln.bottom]
+        nearest = min(under, key=lambda x: x.top) if under else None
+        if (
+            (
+                ln.size >= 1.2 * size
+                or (ln.bold and ln.size >= 0.95 * size and _columns_restart(ln, left, right))
+            )
+            and ln.x0 <= margin + 3
+            and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
+            and any(r.bottom < ln.top for r in right)
+            and (
+                any(r.top > ln.bottom for r in right)
+                # or the page goes back to one column under it ("4. Victory"
+                # after the two columns end, its text across the page; not a
+                # footer across it)
+                or (
+                    nearest is not None
+                    and nearest in spanning
+                    and nearest.x0 <= margin + 3
+                    and nearest.size >= 0.9 * size
+                    and len(nearest.words) >= 6
+                )
+            )
+        ):
+            left.remove(ln)
+            spanning.append(ln)
+    # Two headings side by side, one atop each column ("2.1 Move", "2.3
+    # Jump"), are one line to PDFium, kept whole as two short cells (a table
+    # row's would be): two lines, each read in its column, where each column's
+    # text goes on just under its half and nothing spans the page below it.
+    for ln in list(spanning):
+        if ln.halves is None or f"{ln.halves[0].text} {ln.halves[1].text}" != ln.text:
+            continue
+        a, b = ln.halves
+        beneath = [x for x in lines if x.top > ln.bottom]
+        under_a = min((x for x in left if x.top > ln.bottom), key=lambda x: x.top, default=None)
+        under_b = min((x for x in right if x.top > ln.bottom), key=lambda x: x.top, default=None)
+        if (
+            a.x1 < mid + page.width * 0.02 < b.x0 + page.width * 0.04
+            and all(h.bold or h.size >= 1.2 * size for h in (a, b))
+            and under_a is not None
+            and under_b is not None
+            and min(beneath, key=lambda x: x.top) in (under_a, under_b)
+            and all(x.top - ln.bottom < 3 * size for x in (under_a, under_b))
+        ):
+            spanning.remove(ln)
+            left.append(a)
+            right.append(b)
+    for ln in right:
+        ln.column = 1
+    # Lines across the page have margins of their own: counted with the left
+    # column's, they made its lines look short, each a paragraph of its own.
+    for ln in spanning + across:
+        ln.column = 2
+    ordered: list[_Line] = []
+    above = -math.inf
+    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
+        below = divider.top if divider is not None else math.inf
+        for side in (left, right):
+            ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
+        if divider is not None:
+            ordered.append(divider)
+            above = divider.top
+    if bands:
+        # each band read in its place among the lines around it
+        def band_of(ln: _Line) -> int:
+            return next(
+                k for k, (top, bottom) in enumerate(bands) if top <= ln.bottom and ln.top <= bottom
+            )
+
+        inside = [(band_of(ln), ln) for ln in ordered]
+        placed: set[int] = set()
+        result: list[_Line] = []
+        for ln in lines:
+            if ln in across:
+                result.append(ln)
+            elif (k := band_of(ln)) not in placed:
+                placed.add(k)
+                result += [x for b, x in inside if b == k]
+        ordered = result
+    page.lines = ordered
+
+
+def _place_floats(page: _Page) -> None:
+    """Frames a word processor writes after the page's text go where they sit.
+
+    LibreOffice writes a page's running text first, top to bottom, then its
+    frames: an image's caption, a text box ("Quick Reference"), each jumping
+    back up the page. Read in that order they landed after the page's last
+    line, often mid-sentence where a paragraph runs on over the page. Each
+    such block goes before the first line of running text at or below its
+    top that opens a paragraph (set a line's space or more below the one
+    before it, so a box beside a paragraph follows that paragraph), else
+    after the page's text. Only where the text before the first jump reaches
+    the page's foot, and the blocks are short (eight lines or fewer, a third
+    of the page at most): lines out of order for any other reason (a table
+    written cell by cell, columns not found) stay as they are. Pages read in
+    columns were ordered by position already.
+    """
+    if any(ln.column for ln in page.lines):
+        return
+    body = [ln for ln in page.lines if not ln.zone]
+    runs: list[list[_Line]] = [[]]
+    for ln in body:
+        if runs[-1] and ln.top < runs[-1][-1].top - max(ln.size, runs[-1][-1].size):
+            runs.append([])
+        runs[-1].append(ln)
+    flow, blocks = runs[0], runs[1:]
+    if (
+        not blocks
+        or len(flow) < 2
+        or max(ln.bottom for ln in flow) < max(ln.bottom for ln in body)
+        or any(len(block) > 8 for block in blocks)
+        or 3 * sum(len(block) for block in blocks) > len(body)
+        # the text in the left half only: a page in columns whose right one
+        # is short (a book's last page), not a frame
+        or 5 * sum(1 for ln in flow if ln.x1 > page.width * 0.52) < len(flow)
+    ):
+        return
+    for b in blocks:
+        # the block's text, or the box drawn around it (its padding keeps
+        # the text beside it off a line more)
+        x0, top = min(ln.x0 for ln in b), b[0].top
+        x1, bottom = max(ln.x1 for ln in b), max(ln.bottom for ln in b)
+        around = [
+            box
+            for box in page.shapes
+            if box[0] <= x0 + 3 and box[1] <= top + 3 and box[2] >= x1 - 3 and box[3] >= bottom - 3
+        ]
+        page.frames.append(
+            min(around, key=lambda box: (box[2] - box[0]) * (box[3] - box[1]))
+            if around
+            else (x0, top, x1, bottom)
+        )
+    pitch = statistics.median(b.top - a.top for a, b in itertools.pairwise(flow))
+    before: dict[int, list[_Line]] = {}
+    for block in sorted(blocks, key=lambda block: block[0].top):
+        # a paragraph opens: space above it, after a sentence's end; none
+        # below the block leaves it where the PDF has it
+        at = next(
+            (
+                k
+                for k in range(1, len(flow))
+                if flow[k].top >= block[0].top
+                and flow[k].top - flow[k - 1].top > 1.3 * pitch
+                and _ends_sentence(flow[k - 1].text)
+            ),
+            None,
+        )
+        if at is not None:
+            before.setdefault(at, []).extend(block)
+    placed = {id(ln) for block in before.values() for ln in block}
+    ordered: list[_Line] = []
+    for ln in page.lines:
+        if id(ln) in placed:
+            continue
+        if ln in flow:
+            ordered += before.get(flow.index(ln), [])
+        ordered.append(ln)
+    page.lines = ordered
+
+
+def _wrapped_beside_frames(page: _Page) -> None:
+    """Text wrapped beside an image or a frame on its right ends its lines
+    short of the page's margin: measured against that margin each line was
+    a paragraph of its own. Lines beside one (an image and its caption are
+    one) overlapping its height give or take a line get the margin they
+    share, the end of the longest of them (``wraps_at``): where they are
+    running text, two or more of them reaching that margin, which lies past
+    two fifths of the page's measure (a list of short items beside a
+    picture keeps its lines). Pages in columns are left alone."""
+    if any(ln.column for ln in page.lines):
+        return
+    text = [ln for ln in page.lines if not ln.zone]
+    if not text:
+        return
+    margin = min(ln.x0 for ln in text)
+    measure = sorted(ln.x1 for ln in text)[int(len(text) * 0.9)] - margin
+    frames: list[list[float]] = []
+    for x0, top, x1, bottom in sorted(page.frames, key=lambda f: f[1]):
+        last = frames[-1] if frames else None
+        if last and x0 < last[2] and last[0] < x1 and top - last[3] < 18:
+            last[:] = [min(last[0], x0), last[1], max(last[2], x1), max(last[3], bottom)]
+        else:
+            frames.append([x0, top, x1, bottom])
+    for x0, top, _, bottom in frames:
+        if x0 < page.width * 0.4:
+            continue
+        beside = [
+            ln
+            for ln in text
+            if ln.x1 < x0
+            and ln.bottom > top - (ln.bottom - ln.top)
+            and ln.top < bottom + (ln.bottom - ln.top)
+        ]
+        if not beside:
+            continue
+        edge = max(b.x1 for b in beside)
+        reaching = [b for b in beside if b.x1 >= edge - 0.15 * (edge - margin)]
+        if len(reaching) >= 2 and edge - margin >= 0.4 * measure:
+            for ln in beside:
+                ln.wraps_at = max(ln.wraps_at, edge)
+
+
+def _narrow_measure(page: _Page) -> None:
+    """Running text set narrower than the page with nothing beside it ends
+    its lines at its own margin: measured against the page's, each line was
+    a paragraph of its own (and, short and with no sentence's end, read as a
+    table's row when quoted). A section in columns whose text fits its left
+    column (Typst and LaTeX leave the right one empty on the page where it
+    ends) is the case. A run of plain lines from one left edge, each under a
+    line's space below the last and short of the page's measure, gets the
+    margin they share (``wraps_at``): where three or more of them, and half
+    of the run, end within two points of the run's longest (justified text;
+    a list's short items or a ragged column do not line up so), that margin
+    lies past a third of the measure, and nothing is set beside the run.
+    Pages in columns, or wrapped beside a frame, are left alone."""
+    text = [ln for ln in page.lines if not ln.zone]
+    if len(text) < 3 or any(ln.column or ln.wraps_at for ln in text):
+        return
+    size = statistics.median(ln.size for ln in text)
+    margin = min(ln.x0 for ln in text)
+    measure = sorted(ln.x1 for ln in text)[int(len(text) * 0.9)] - margin
+    runs: list[list[_Line]] = []
+    for ln in text:
+        # running text: words enough on the line, no leader dots to a tab
+        # stop (a price list's entries end at one edge too)
+        plain = not (ln.row or ln.bold or ln.size > 1.1 * size) and (
+            len(ln.words) >= 4 and not _LEADERS.search(ln.text)
+        )
+        short = ln.x1 < margin + 0.85 * measure
+        last = runs[-1][-1] if runs and runs[-1] else None
+        if (
+            plain
+            and short
+            and last is not None
+            and abs(ln.x0 - last.x0) <= 12
+            and 0 <= ln.top - last.bottom <= ln.bottom - ln.top
+        ):
+            runs[-1].append(ln)
+        else:
+            runs.append([ln] if plain and short else [])
+    for run in runs:
+        if len(run) < 3:
+            continue
+        edge = max(ln.x1 for ln in run)
+        reaching = sum(1 for ln in run if ln.x1 >= edge - 2)
+        top, bottom = run[0].top, run[-1].bottom
+        if (
+            reaching >= max(3, len(run) / 2)
+            and edge - margin >= measure / 3
+            and not any(x.x0 > edge and x.top < bottom and x.bottom > top for x in text)
+        ):
+            for ln in run:
+                ln.wraps_at = edge

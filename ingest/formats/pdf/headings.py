@@ -1,0 +1,251 @@
+"""Stage 5 of the PDF reader: which lines are headings, and at what level.
+
+The body size is the size most of the text is set in (``_body_size``). A
+short line set larger than the body, set entirely in bold at the body's
+margin, or opening with a dotted number ("3.2 Movement") is a heading; so
+is a smaller bold style that the document uses only as lines alone before
+body text, again and again (``_small_bold_styles``), and a numbered line
+set whole in bold at the margin ("1. Introduction", ``_numbered_titles``),
+told apart from a bold numbered list. Heading styles (size, weight,
+capitals) are ranked into levels, bigger and heavier first
+(``_heading_styles``).
+
+Trade-off: typography, not a trained model: a book that marks headings with
+nothing but spacing gets plain paragraphs under the nearest real heading.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from ruleslawyer.ingest.formats.pdf.lines import (
+    _DOTTED_HEADING,
+    _LIST_ITEM,
+    _NUMBERED_TITLE,
+    _STAT_LINE,
+    BOLD_HEADING_SIZE,
+    SMALL_BOLD_REPEATS,
+    SMALL_BOLD_SIZE,
+    _at_margin,
+    _Line,
+    _margins,
+    _Page,
+    _right_edges,
+    _short,
+    _Style,
+    _style,
+)
+from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
+
+
+def _numbered_titles(pages: list[_Page]) -> None:
+    """Mark the lines set whole in bold and numbered "1. Introduction" that
+    stand as titles (``_Line.numbered_title``), as groff and word processors
+    number chapters, apart from a bold numbered list. An item of such a list
+    ("...any of these objectives:" over "1. Hold the bridge", "2. Kill the
+    enemy warlord") follows its lead-in or the item before, within a line's
+    space, or has the next item under it; so does every item after one that
+    followed a lead-in, close under it. Made titles, each item but the last was an empty
+    section and vanished. Anything else may be a title: after a paragraph
+    or a list ending the section before, with a subheading under it, or at
+    the head of a column or a page."""
+
+    def listed(ln: _Line, other: _Line | None) -> bool:
+        return (
+            other is not None
+            and other.bold
+            and bool(_NUMBERED_TITLE.match(other.text))
+            and other.page == ln.page
+            and abs(other.top - ln.top) < 2.5 * ln.size
+        )
+
+    # the last bold numbered line: its number, an item?, the line, the space over it
+    last: tuple[int, bool, _Line | None, float] = (0, False, None, 0.0)
+    for page in pages:
+        lines = page.lines
+        for i, ln in enumerate(lines):
+            m = _NUMBERED_TITLE.match(ln.text)
+            if not (m and ln.bold and not ln.row):
+                continue
+            number = int(m.group(1))
+            before = lines[i - 1] if i else None
+            after = lines[i + 1] if i + 1 < len(lines) else None
+            space = (
+                ln.top - before.bottom
+                if before is not None and before.page == ln.page
+                else math.inf
+            )
+            # the next item of a list: close under the last, with no more
+            # space over it than the last had ("3. Movement" after a list of
+            # two objectives opens a chapter, set apart)
+            near = (
+                last[2] is not None
+                and last[2].page == ln.page
+                and 0 <= ln.top - last[2].bottom <= 8 * ln.size
+                and space <= last[3] + 0.5 * ln.size
+            )
+            item = (
+                (last[:2] == (number - 1, True) and near)
+                or listed(ln, before)
+                or listed(ln, after)
+                # after its lead-in ("...any of these objectives:")
+                or (
+                    before is not None
+                    and before.text.endswith(":")
+                    and before.page == ln.page
+                    and 0 <= ln.top - before.bottom <= 2.5 * ln.size
+                )
+                # its text running on in bold on the next line (an item, not a
+                # title over a numbered subheading)
+                or (
+                    after is not None
+                    and after.bold
+                    and after.page == ln.page
+                    and 0 <= after.top - ln.bottom <= 0.8 * ln.size
+                    and not re.match(r"\d", after.text)
+                )
+            )
+            ln.numbered_title = after is not None and not item
+            last = (number, item, ln, space)
+
+
+def _body_size(pages: list[_Page]) -> float:
+    """The body font size: the size most of the text is set in."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _heading_styles(
+    pages: list[_Page],
+) -> tuple[float, dict[_Style, int], set[_Style], frozenset[_Style]]:
+    """The body font size, each heading style's level (1 = top), the cover's
+    styles, and the small bold styles the document sets its headings in
+    (``_small_bold_styles``), which ``_is_heading`` needs to be told.
+
+    A style used on the first page and nowhere else but the last page of a
+    longer document is the covers' (title, publisher), not a heading level,
+    unless it numbers a heading ("1.1 Deployment"): a cover numbers nothing,
+    and a short book may use a level only on those pages. (A short book's
+    title line is read as a heading over the rest, as a web page's h1 is: a
+    PDF does not say which it was.)
+    """
+    body = _body_size(pages)
+    covers = {1, len(pages)}
+    for repeats in (SMALL_BOLD_REPEATS, 2):
+        # Twice, the second time only when the first finds at most one
+        # heading line (none, or a page's title over all of it): the text
+        # would be one unit or plain sections, so a small bold style used just
+        # twice, each time as a heading is (a printed web page with two h5
+        # sections), is better evidence than none.
+        small_bold = _small_bold_styles(pages, body, repeats)
+        used_on: dict[_Style, set[int]] = {}
+        lines_in: Counter[_Style] = Counter()
+        numbered: set[_Style] = set()  # styles of headings with a dotted number: no cover's
+        for page in pages:
+            margins = _margins(page)
+            for ln in page.lines:
+                if _is_heading(ln, body, margins, small_bold):
+                    used_on.setdefault(_style(ln), set()).add(page.number)
+                    lines_in[_style(ln)] += 1
+                    if _DOTTED_HEADING.match(ln.text) and not ln.linked:  # (a contents entry)
+                        numbered.add(_style(ln))
+        cover = {
+            s
+            for s, on in used_on.items()
+            if 1 in on and on <= covers and len(pages) > 3 and s not in numbered
+        }
+        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
+        if sum(lines_in[s] for s in ranked) > 1:
+            break
+    return body, {s: i + 1 for i, s in enumerate(ranked)}, cover, small_bold
+
+
+def _small_bold_styles(
+    pages: list[_Page], body: float, repeats: int = SMALL_BOLD_REPEATS
+) -> frozenset[_Style]:
+    """Bold styles set smaller than ``BOLD_HEADING_SIZE`` that this document
+    uses as headings: a browser prints an h5 at 0.83 of the body.
+
+    Learned from the document, not from sizes alone: a style qualifies only if
+    it recurs (``repeats`` lines, each saying something else: headings name
+    different sections, a label says the same again) and every line in it is
+    a short line alone at the margin, with a line of regular body text after
+    it. A bold caption or label used once, a label used again and again
+    ("Example", "Designer's Note"), or a small bold style that also sets
+    table cells, run-in labels or whole paragraphs, stays text.
+    """
+    uses: dict[_Style, set[str]] = {}
+    spoilt: set[_Style] = set()
+    for page in pages:
+        margins = _margins(page)
+        right = _right_edges(page)
+        for i, ln in enumerate(page.lines):
+            if not ln.bold or not body * SMALL_BOLD_SIZE <= ln.size < body * BOLD_HEADING_SIZE:
+                continue
+            after = page.lines[i + 1] if i + 1 < len(page.lines) else None
+            alone = (
+                not ln.row
+                and ln.wide_gaps == 0
+                and _at_margin(ln, margins)
+                and _short(ln, margins, right)
+                and 1 <= len(ln.words) <= 8
+                and not ln.text.endswith((".", ",", ";", ":"))
+            )
+            followed = after is None or (abs(after.size - body) <= 0.5 and not after.bold)
+            if alone and followed:
+                uses.setdefault(_style(ln), set()).add(ln.text.casefold())
+            else:
+                spoilt.add(_style(ln))
+    return frozenset(s for s, texts in uses.items() if len(texts) >= repeats and s not in spoilt)
+
+
+def _is_heading(
+    ln: _Line,
+    body: float,
+    margins: dict[int, float],
+    small_bold: frozenset[_Style] = frozenset(),
+) -> bool:
+    if ln.row:
+        return False  # a table's header row is bold and short, but no section
+    text = ln.text
+    words = text.split()
+    if not 1 <= len(words) <= 12 or len(text) > 90 or not any(c.isalpha() for c in text):
+        return False
+    if text.endswith((".", ",", ";", ":")) and not _DOTTED_HEADING.match(text):
+        return False
+    if ln.size >= body * HEADING_SIZE_RATIO:
+        # set larger than the text: a heading even when it reads like a list
+        # item ("4. Flight", "5. Breath Weapons"); a list item is text-sized
+        return True
+    at_margin = _at_margin(ln, margins)
+    if ln.bold and at_margin and ln.size >= body * BOLD_HEADING_SIZE and ln.numbered_title:
+        # a whole line in bold at the margin, "1. Introduction": groff's and
+        # a word processor's numbered headings; a list item's bold is its
+        # lead-in, with the item's text after it on the line
+        return True
+    if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
+        return False
+    if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
+        return True
+    return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
+
+
+def _in_profile(lines: list[_Line], i: int, body: float) -> bool:
+    """Is ``lines[i]`` a line of a profile: "Shots: 2" in bold in the text's
+    size, with a line like it ("Range: 24 inches", "Damage: 1") right before
+    or after it? Each is a line of its rule, not a heading (one was lost as an
+    empty heading, another took the next rule's text). Alone, "Variant: 2
+    Players" in a book's bold heading style is a heading."""
+
+    def stat(ln: _Line) -> bool:
+        return ln.size < body * HEADING_SIZE_RATIO and bool(_STAT_LINE.match(ln.text))
+
+    return stat(lines[i]) and any(
+        0 <= j < len(lines) and lines[j].page == lines[i].page and stat(lines[j])
+        for j in (i - 1, i + 1)
+    )
