@@ -73,6 +73,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
+from ruleslawyer.ingest.formats.html import contents as html_contents
 from ruleslawyer.ingest.outline import Block, Outline, build_units
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.typeset import HEADING_WORDS, MAX_LEVEL, Line, typeset_headings
@@ -521,7 +522,7 @@ def _bold_headings(tokens: list[Any]) -> None:
 def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     """The file's own tables of contents: start token -> (end token, lines).
 
-    Read as the HTML reader reads a page's (``html._drop_contents``): a list of
+    Read as the HTML reader reads a page's (``html.contents._drop_contents``): a list of
     three or more items, each nothing but links to headings further down the
     file (``- [Charging](#charging)``), perhaps with a page number set off by
     leader dots that never goes down, alone between headings but for a short
@@ -547,8 +548,10 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
             names[n] = _HEADING_ATTRS.sub("", _inline_text(tokens[n + 1]))
             explicit = _HEADING_ID.search(title)
             if explicit:
-                anchors.setdefault(html.anchor_key(explicit.group(1)), []).append(n)
-            anchors.setdefault(html.anchor_key(_HEADING_ATTRS.sub("", title)), []).append(n)
+                anchors.setdefault(html_contents.anchor_key(explicit.group(1)), []).append(n)
+            anchors.setdefault(html_contents.anchor_key(_HEADING_ATTRS.sub("", title)), []).append(
+                n
+            )
     levels = dict(heads)
     starts = [pos for pos, _ in heads]
     ends: dict[int, int] = {}  # where each heading's section ends
@@ -562,12 +565,12 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
 
     def heading_at(href: str) -> int:
         target = unquote(href[1:])
-        if (key := html.anchor_key(target)) in anchors:
+        if (key := html_contents.anchor_key(target)) in anchors:
             return anchors[key][0]
         # GitHub's "#example-1": the second heading named "Example"
         repeat = re.fullmatch(r"(.*)-(\d+)", target)
         if repeat:
-            same = anchors.get(html.anchor_key(repeat.group(1)), [])
+            same = anchors.get(html_contents.anchor_key(repeat.group(1)), [])
             if int(repeat.group(2)) < len(same):
                 return same[int(repeat.group(2))]
         return -1
@@ -591,10 +594,10 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
                     return None, None  # words before the link: "1 [Ambush](#ambush)"
                 rest.append(child.content if child.type != "softbreak" else " ")
         tail = "".join(rest)
-        if not found or not html.CONTENTS_TAIL.match(tail):
+        if not found or not html_contents.CONTENTS_TAIL.match(tail):
             return None, None
         # an entry names its heading ("[1.2 Charging](#charging)" for "Charging")
-        if not html.names_heading(_inline_text(inline), names[found[0]]):
+        if not html_contents.names_heading(_inline_text(inline), names[found[0]]):
             return None, None
         digits = re.search(r"\d+", tail)
         return found, int(digits.group()) if digits else None
@@ -624,7 +627,11 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
     def is_label(n: int) -> bool:
         """Is the paragraph opening at ``n`` a short label line ("Contents")?"""
         text = tokens[n + 1].content.strip() if n + 1 < len(tokens) else ""
-        return tokens[n].type == "paragraph_open" and html.label_line(text) and "](" not in text
+        return (
+            tokens[n].type == "paragraph_open"
+            and html_contents.label_line(text)
+            and "](" not in text
+        )
 
     def neutral(tok: Any) -> bool:
         """A token that says nothing: a comment (doctoc's markers), a rule line."""
@@ -652,7 +659,7 @@ def _contents_lists(tokens: list[Any]) -> dict[int, tuple[int, int]]:
         checked = [entry(t, n) for t in part if t.type == "inline"]
         pages = [p for _, p in checked if p is not None]
         if (
-            items >= html.MIN_CONTENTS_ENTRIES
+            items >= html_contents.MIN_CONTENTS_ENTRIES
             and all(t.type in _LIST_TOKENS for t in part)
             and all(linked is not None for linked, _ in checked)
             and all(a <= b for a, b in pairwise(pages))

@@ -36,50 +36,37 @@ from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 
 BOLD_WEIGHT = 600
 
-
 # A bold line alone at the margin is a heading down to this share of the body
 # size. Not lower by size alone: a bold caption or "Example" label is set
 # smaller.
 BOLD_HEADING_SIZE = 0.95
-
 
 # ...unless the document sets a smaller bold style as its headings throughout
 # (``_small_bold_styles``): down to this share, and only for a style used at
 # least this often, each time alone at the margin with body text after it.
 SMALL_BOLD_SIZE = 0.8
 
-
 SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
-
 
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 
-
 EDGE_ZONE = 0.15  # how far in a page's outermost line may still be its header or footer
-
 
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
 
-
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
 
-
 _MAX_CELL_LINES = 8  # a table cell's lines a PDF may write before the next cell of its row
-
 
 # Set before a digit or a note symbol raised and smaller against the letter
 # before it: a note's mark ("hand1"), which ``_cites`` may take for one.
 RAISED_MARK = "\u2063"  # INVISIBLE SEPARATOR, never in a rulebook's text
 
-
 _MARK_SYMBOLS = "*\u2020\u2021\u00a7"
-
 
 BREAK_GAP = 0.6  # ems: PDFium's line break before a character this close on its baseline is none
 
-
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
-
 
 # a list item's marker alone: a bullet, "2.", "b)", "(iv)", "iii."
 _MARKER = re.compile(
@@ -87,54 +74,39 @@ _MARKER = re.compile(
     re.I,
 )
 
-
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
 )
 
-
 # "1/3", "Page 1 of 3" ending a margin line: a browser's page counter
 _PAGE_COUNTER = re.compile(r"(?:^|\s)(?:page\s+)?(\d{1,4})\s*(?:/|of)\s*(\d{1,4})$", re.I)
 
-
 _TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
-
 
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
 
-
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
-
 
 _WORDS = re.compile(r"[^\W\d_]+")
 
-
 _WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is one word
-
 
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 
-
 _LEADERS = re.compile(r"(?:\.\s?){3,}|\u2026")
-
 
 # A drawn line this thick or thinner is a rule (a table's border, an underline)
 RULE_THICKNESS = 2.0
 
-
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
-
 
 # "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
 # bold, whose value has a number (see ``_in_profile``)
 _STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
 
-
 _NUMBERED_TITLE = re.compile(r"^(\d{1,2})\.\s+[A-Z]")
 
-
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
-
 
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
 # top, baseline); a space is (" ", 0.0, 0, box...).

@@ -33,9 +33,7 @@ from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 # a note's mark: a number, a Roman numeral or a symbol, then its text
 _NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\.?\s+(?=\S)")
 
-
 _RAISED_AFTER_DIGIT = re.compile(rf"(?<=\d){RAISED_MARK}(\d+)")
-
 
 _SUPERSCRIPT = str.maketrans(
     "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"

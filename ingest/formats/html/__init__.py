@@ -1,0 +1,254 @@
+"""Rules web pages and wiki pages, parsed with BeautifulSoup over lxml.
+
+What is not the rules goes first: scripts, styles, forms, and the page's
+chrome by its own markup (``<nav>``; ``<header>``, ``<footer>`` and ``<aside>``
+outside ``<main>``, ``role="main"``, ``<article>`` or ``<section>``, since
+inside them they are a section's heading, notes or sidebar box; ARIA
+navigation and dialog roles; and the class names sites and wikis give menus,
+breadcrumbs, tables of contents, share boxes, cookie banners, comments and
+"[edit]" links). Never by name a heading, a section or a table's parts, nor
+by its id anything inside a heading: documentation generators and wikis
+name a section after its heading, and a rule on "Navigation" is a rule. A
+heading's permalink mark ("¶", "#", a zero-width space) is dropped; a
+button inside a heading (an FAQ accordion's question) is its text. The rules are then read
+from ``<main>`` when the page has one, else from ``<body>``; and from its one
+``<article>`` instead, when that holds nearly all of the text.
+
+h1-h6 open sections exactly as Markdown headings do (``ingest.outline``). A
+run-in heading, the way LaTeX converters and some wikis mark
+``\\paragraph{...}`` (a leading element whose class says it is a heading:
+``paragraphHead``, ``runinhead``), opens a section one level below the
+deepest h-tag. Paragraphs, list items, table rows (cells joined by " | ")
+and block quotes become body text.
+
+A definition list (``<dl>``) is read by what its entries hold. Where most
+descriptions are sentences, a glossary or a list of questions and answers,
+each term opens a section of its own one level below the
+deepest h-tag, as a PDF's bold terms at the margin do, so "Doused" is a
+rule that can be looked up and cited whichever format the book came in.
+Where they are short values (a stat block: "Move" / "6", even with a long
+"Special" entry or two), each entry is one line, "Move: 6", so the value
+never stands in a quote without its name. Nothing in the list is dropped: a
+note between entries goes with the entry before it, a term with no
+description is a line of text, and a list inside a description gives lines.
+Trade-off: text after a glossary in the same section reads as part of its
+last term, as after any run-in heading. A list of terms alone, with no
+descriptions, is how MediaWiki renders its ``;Term`` pseudo-heading, and each
+short term opens a section as a run-in heading does. A ``<dl>`` inside a list
+item gives "term: value" lines after the item.
+
+Inside the rules, an ``<aside>`` or ``<footer>`` whose words are mostly link
+text (a share bar, a "see also" box of links) is the page's, not the rule's:
+a designer's note is prose, and keeps the odd link it has. On a page that
+marks no rules at all (no ``<main>``, ``<article>`` or ``<section>``), an
+``<aside>`` is judged the same way: its prose is an example box or an
+optional rule, which losing would cost more than a sidebar's text leaking.
+
+What a page's markup says, read as a browser shows it. Its bytes are decoded
+by its byte order mark, else by the charset it declares anywhere in its head
+(under the name a browser reads it by: "shift_jis" as cp932), bytes that do
+not fit it replaced and counted in a warning; else as UTF-8, else by
+``--encoding``; else, undeclared, by bs4's detector when what it reads is
+mostly a script other than Latin (Russian, Japanese), or as windows-1252
+(the HTML standard's default) with a warning (see ``decode_page``).
+``role="heading"`` with its ``aria-level`` is a heading; so is a heading
+inside a toggle's ``<summary>``, or a summary that is a bold line (its level
+its number's depth, set as the page sets its numbered h-tags). A table whose
+cells hold a heading and its section lays the page out (an old site's), as
+does one of ``role="presentation"``: its cells are blocks of the page, a cell
+of links alone its menu; a cell that is only a heading is a data table's
+header cell. A list item opening with a heading (a toggle list's) is blocks
+of the page; one with a heading after its text keeps it as text. A page with
+no heading element at all has its bold lines as headings, decided as a
+hand-made Word file's are (``ingest.typeset``). A ``<br>`` breaks the line
+(not in a heading or a table's cell, each one line); a cell spanning columns
+leaves empty cells after it, so its row's cells stay under their headers; an
+ordered list is numbered by its style, its class's rule in the page's style
+sheet, docutils' classes or its ``type``. A permalink ("¶", "#" linking into
+its own page or classed as one) is no text, nor the icons a Notion export
+marks as its page's and its callouts'; any other line of symbols alone (a
+die's face, a legend's icon) is text. Raw HTML in another document
+(``fragment``) gets none of the page-only readings: its tables are tables,
+its headings the document's.
+
+Each concern is a module of this package, with its own account:
+``encoding`` (bytes to text), ``chrome`` (what is not the rules),
+``contents`` (the book's own table of contents), ``notes`` (footnotes to
+the text citing them), ``headings`` (headings without h-tags, numbered
+levels), ``lists`` (list numbering), ``tables`` (rows and spans) and
+``walker`` (the page into an outline), over ``elements`` (an element's
+text, and the tags every stage tests). This module runs them in order
+(``outline_of``); the Word and OpenDocument readers hand it the page they
+convert (``read_document``). The helpers keep a leading underscore: they
+are the reader's own, shared between its modules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ruleslawyer.errors import RulebookError
+from ruleslawyer.ingest.formats import Format, ReadRequest
+from ruleslawyer.ingest.formats.html.chrome import (
+    _is_chrome,
+    _is_permalink,
+    _notion_icons,
+)
+from ruleslawyer.ingest.formats.html.contents import _drop_contents
+from ruleslawyer.ingest.formats.html.elements import (
+    _HEADING_TAGS,
+    _HEADINGS,
+    _MAIN_ROLE,
+    _WORD,
+    _text,
+)
+from ruleslawyer.ingest.formats.html.encoding import decode_page
+from ruleslawyer.ingest.formats.html.headings import (
+    _bold_headings,
+    _number_offset,
+)
+from ruleslawyer.ingest.formats.html.lists import (
+    _html_int,
+    _list_styles,
+    list_number,
+)
+from ruleslawyer.ingest.formats.html.notes import _place_footnotes
+from ruleslawyer.ingest.formats.html.walker import _Walker
+from ruleslawyer.ingest.outline import Outline, build_units
+from ruleslawyer.ingest.units import ParseResult
+
+# What the Word, OpenDocument, Markdown and PDF readers use of this one.
+__all__ = ["FORMAT", "list_number", "outline_of", "read", "read_document", "sniff"]
+
+_HTML_START = re.compile(
+    rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b", re.I | re.S
+)
+
+ARTICLE_SHARE = 0.8  # of the page's words an <article> must hold to stand for the page
+
+_SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object")
+
+_HEADING_ROLE = re.compile(r"^heading$", re.I)
+
+
+def sniff(head: bytes) -> bool:
+    """A whole HTML document, not a text that merely mentions a tag."""
+    return bool(_HTML_START.match(head.lstrip(b"\xef\xbb\xbf")))
+
+
+def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
+    """The page's rules as an outline; ``fragment`` for raw HTML inside another
+    document, where no element is the page's own banner or sidebar. ``data``
+    is the page's text, or its bytes in UTF-8 or the charset it declares."""
+    from bs4 import BeautifulSoup, Comment
+
+    if isinstance(data, bytes):
+        data = decode_page(data, "page")[0]
+    soup = BeautifulSoup(data, "lxml")
+    outline = Outline()
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
+    list_styles = _list_styles(soup)
+    for tag in soup.find_all(_SCRIPTS):
+        outline.dropped["scripts and styles"] += 1
+        tag.decompose()
+    icons = _notion_icons(soup)
+    if icons:
+        outline.dropped["decorations"] += icons
+    for heading in soup.find_all(_HEADING_TAGS):
+        # A heading's permalink ("¶", "#", a zero-width space): no part of its
+        # title. An empty anchor (<a id="x"></a>, Word's bookmark) stays: it
+        # is what a contents entry links to, and has no text to lose.
+        for a in heading.find_all("a"):
+            if not _WORD.search(_text(a)) and (a.get("href") or _text(a)):
+                a.decompose()
+    for a in soup.find_all("a", href=True):
+        if not a.decomposed and _is_permalink(a):
+            a.decompose()  # after a term or a caption too: "Engagement¶"
+    for tag in soup.find_all(True):
+        if tag.decomposed:
+            continue
+        if _is_chrome(tag, fragment=fragment):
+            outline.dropped["navigation, headers and footers"] += 1
+            tag.decompose()
+    # ARIA's heading (GitBook, Notion: <div role="heading" aria-level="3">) is a
+    # heading of its level. Only with its level: a role alone marks a box's
+    # title (a callout's "Tip"), which as an h2 swallowed the sections after it.
+    for tag in soup.find_all(role=_HEADING_ROLE):
+        level = _html_int(tag.get("aria-level"), 0)
+        if tag.name not in _HEADINGS and level > 0:
+            tag.name = f"h{min(level, 6)}"
+    _place_footnotes(soup)
+    root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
+    # One <article> holding nearly all of the page's text is the rules, and
+    # what sits beside it the page's own tools (a wiki's "Article · Talk ·
+    # Edit" tabs, a share bar). An article that is a box inside the rules (an
+    # example), or one of several, leaves the whole page to be read.
+    articles = root.find_all("article")
+    if len(articles) == 1 and len(_text(articles[0])) >= ARTICLE_SHARE * len(_text(root)):
+        root = articles[0]
+    # after the article is chosen: a contents list beside it is part of the page
+    # it is measured against
+    contents = _drop_contents(root)
+    if contents:
+        outline.dropped["table of contents lines"] += contents
+    if not fragment and root.find(_HEADING_TAGS) is None:
+        # (raw HTML in a Markdown file has its headings in the Markdown; a Word
+        # or OpenDocument file's hand-made ones were found by its reader)
+        _bold_headings(root, outline)
+    walker = _Walker(outline, list_styles, _number_offset(root), fragment=fragment)
+    walker.walk(root)
+    walker.flush()
+    return outline
+
+
+def read_document(
+    page: str, title: str, left_out: dict[str, int], request: ReadRequest, parser: str
+) -> ParseResult:
+    """A word processor's document converted to HTML (``page``), read as a page
+    with no chrome: its ``title`` names the text before the first heading, and
+    what the conversion left out (``left_out``, by kind) is reported with the rest."""
+    outline = outline_of(page.encode("utf-8"), fragment=True)
+    for kind, count in left_out.items():
+        outline.dropped[kind] += count
+    if not outline.blocks:
+        raise RulebookError(f"{request.name}: no text in the document")
+    outline.title = outline.title or title
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser=parser,
+        title_fixes=request.title_fixes,
+        title=request.title,
+    )
+
+
+def read(data: bytes, request: ReadRequest) -> ParseResult:
+    page, warnings = decode_page(data, request.name, request.encoding)
+    outline = outline_of(page)
+    outline.warnings[:0] = warnings
+    if not outline.blocks:
+        raise RulebookError(
+            f"{request.name}: no text in the page (only navigation, scripts or styles)"
+        )
+    return build_units(
+        outline,
+        file=request.name,
+        game=request.game,
+        parser="html",
+        title_fixes=request.title_fixes,
+        title=request.title,
+    )
+
+
+FORMAT = Format(
+    name="html",
+    extensions=(".html", ".htm", ".xhtml"),
+    read=read,
+    sniff=sniff,
+    binary=True,
+    priority=20,
+    sniff_overrides_extension=True,
+    label="HTML",
+)
