@@ -134,6 +134,24 @@ def test_every_registered_format_has_a_fixture() -> None:
     assert len(MARKDOWN) == 5
 
 
+def test_every_reader_package_is_installed() -> None:
+    """A reader split into a package (``pdf/``, ``html/``) is listed in
+    pyproject's packages: an editable install finds it anyway, a wheel
+    would ship without it and no PDF would be read."""
+    import tomllib
+
+    setuptools = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"
+    ]["setuptools"]
+    formats_dir = PROJECT_ROOT / "ingest" / "formats"
+    packages = sorted(p.parent.name for p in formats_dir.glob("*/__init__.py"))
+    assert {"pdf", "html"} <= set(packages)
+    for name in packages:
+        dotted = f"ruleslawyer.ingest.formats.{name}"
+        assert dotted in setuptools["packages"], f"add {dotted!r} to pyproject's packages"
+        assert setuptools["package-dir"].get(dotted) == f"ingest/formats/{name}"
+
+
 @pytest.mark.parametrize(("fmt_name", "name", "loader", "game"), _params())
 def test_format_contract(fmt_name: str, name: str, loader: Loader, game: str) -> None:
     assert fmt_name in CASES, f"no fixture for the {fmt_name} format"

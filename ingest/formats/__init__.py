@@ -1,12 +1,13 @@
-"""Rulebook file formats: one small reader module per format, found by name.
+"""Rulebook file formats: one reader module (or package) per format, found by name.
 
-Every module in this package defines ``FORMAT = Format(...)``: the format's
+Every module or subpackage here defines ``FORMAT = Format(...)``: the format's
 name, the file extensions it claims, a ``sniff`` that recognises its content
 whatever the file is called, and ``read(data, request) -> ParseResult``.
 All readers produce the same rule units (``tests/test_formats_contract.py``
 holds every one of them to that), so nothing downstream knows or cares which
-format a rule came from. Adding a format is adding a module here; nothing
-else changes.
+format a rule came from. Adding a format is adding a module here (a package
+when its reading has stages of its own, as ``pdf`` and ``html`` have);
+nothing else changes.
 
 How a file's format is chosen: ``--format`` (or the manifest's ``format``)
 wins; otherwise the extension, unless the content says otherwise in a way

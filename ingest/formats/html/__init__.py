@@ -77,8 +77,10 @@ Each concern is a module of this package, with its own account:
 the text citing them), ``headings`` (headings without h-tags, numbered
 levels), ``lists`` (list numbering), ``tables`` (rows and spans) and
 ``walker`` (the page into an outline), over ``elements`` (an element's
-text, and the tags every stage tests). This module runs them in order
-(``outline_of``); the Word and OpenDocument readers hand it the page they
+text, and the tags most stages test). This module runs the page-wide
+passes (``outline_of``: decode, chrome, footnotes, contents, bold
+headings), then the walker, which calls on lists, tables and headings as
+it meets them; the Word and OpenDocument readers hand it the page they
 convert (``read_document``). The helpers keep a leading underscore: they
 are the reader's own, shared between its modules.
 """
@@ -89,11 +91,7 @@ import re
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.formats.html.chrome import (
-    _is_chrome,
-    _is_permalink,
-    _notion_icons,
-)
+from ruleslawyer.ingest.formats.html.chrome import _is_chrome, _is_permalink, _notion_icons
 from ruleslawyer.ingest.formats.html.contents import _drop_contents
 from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
@@ -103,21 +101,15 @@ from ruleslawyer.ingest.formats.html.elements import (
     _text,
 )
 from ruleslawyer.ingest.formats.html.encoding import decode_page
-from ruleslawyer.ingest.formats.html.headings import (
-    _bold_headings,
-    _number_offset,
-)
-from ruleslawyer.ingest.formats.html.lists import (
-    _html_int,
-    _list_styles,
-    list_number,
-)
+from ruleslawyer.ingest.formats.html.headings import _bold_headings, _number_offset
+from ruleslawyer.ingest.formats.html.lists import _html_int, _list_styles, list_number
 from ruleslawyer.ingest.formats.html.notes import _place_footnotes
 from ruleslawyer.ingest.formats.html.walker import _Walker
 from ruleslawyer.ingest.outline import Outline, build_units
 from ruleslawyer.ingest.units import ParseResult
 
-# What the Word, OpenDocument, Markdown and PDF readers use of this one.
+# What the format registry and the Word, OpenDocument, Markdown and PDF
+# readers use of this one.
 __all__ = ["FORMAT", "list_number", "outline_of", "read", "read_document", "sniff"]
 
 _HTML_START = re.compile(

@@ -3,11 +3,11 @@
 Navigation, headers, footers and asides outside the rules (``<main>``,
 ``role="main"``, ``<article>``, ``<section>``), ARIA navigation and dialog
 roles, and the class names sites and wikis give menus, breadcrumbs, share
-boxes and "[edit]" links (``_is_chrome``); never by name a heading, a
-section or a table's parts, since documentation generators name a section
-after its heading. Also here: link-dense boxes (``_link_dense``), a data
-card's label-value rows (``_is_data_card``), permalinks (``_is_permalink``)
-and a Notion export's icons (``_notion_icons``).
+boxes and "[edit]" links (``_is_chrome``); never by name a heading or a
+section, since documentation generators name a section after its heading,
+and a table named as navigation only when it is mostly links. Also here:
+link-dense boxes (``_link_dense``), permalinks (``_is_permalink``) and a
+Notion export's icons (``_notion_icons``).
 
 Trade-off: markup, not rendering: a page that styles its menu as plain
 paragraphs with no telling markup keeps it as text.
@@ -22,28 +22,19 @@ from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
     _HEADINGS,
     _MAIN_ROLE,
-    _SENTENCE_END,
     _WORD,
     _text,
 )
-
-CARD_VALUE_CHARS = 60  # the longest value a data card's label may have
 
 # Share of an aside's or footer's words inside links for it to be the page's
 # links box, not a note: a share bar or "see also" list is nearly all links,
 # a designer's note nearly none (readability's link density, as a bound).
 LINK_SHARE = 0.5
 
-# Most words a term with no description may have to be a ;Term pseudo-heading;
-# a longer one, or one ending as a sentence does, is a bold line of text.
-PSEUDO_HEADING_WORDS = 12
 
 _CHROME_TAGS = ("nav", "form", "button", "select", "dialog")
-
 _LANDMARKS = ("header", "footer", "aside")  # chrome only outside the rules
-
 _LINK_BOXES = ("footer", "aside")  # inside the rules, chrome when nearly all links
-
 _CHROME_ROLES = {"navigation", "banner", "contentinfo", "search", "menu", "dialog", "alertdialog"}
 
 # Never page chrome by class or id: headings, a section's parts and a table's.
@@ -174,39 +165,10 @@ def _has_rules_root(el: Any) -> bool:
     )
 
 
-def _is_data_card(el: Any) -> bool:
-    """An aside that is a data card (a wiki's infobox: "Type Cavalry", "Move
-    10\"", "Cost 45 points"), its headings labels and not sections.
-
-    Read as sections, each label became a rule of a few characters, and the
-    article's first paragraph, which follows the card, went into the last
-    label's rule ("Cost"). A label is a heading that opens its own box and is
-    followed there by a short value; two of them make a card. A designer's
-    note or an example box in an aside (a heading, then prose) is no card.
-    """
-    labels = 0
-    for heading in el.find_all(_HEADING_TAGS):
-        value = heading.find_next_sibling()
-        if (
-            heading.find_previous_sibling() is None
-            and value is not None
-            and value.name not in _HEADINGS
-            and 0 < len(_text(value)) <= CARD_VALUE_CHARS
-            and value.find_next_sibling() is None
-        ):
-            labels += 1
-    return labels >= 2
-
-
 def _link_dense(el: Any) -> bool:
     words = len(_WORD.findall(el.get_text(" ")))
     linked = sum(len(_WORD.findall(a.get_text(" "))) for a in el.find_all("a"))
     return words > 0 and linked >= LINK_SHARE * words
-
-
-def _pseudo_heading(term: str) -> bool:
-    """A ``;Term`` line: short, and not a sentence."""
-    return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith(_SENTENCE_END)
 
 
 # A link whose whole text is one of these marks a permalink to where it stands

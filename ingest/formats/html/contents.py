@@ -4,7 +4,8 @@ A contents list is known by what its links point at and where it sits, not
 by its name or language: three or more consecutive entries whose links go
 to headings of the page below it, each entry naming its heading
 (``names_heading``), perhaps with a page number. The Markdown reader reads
-its contents the same way (``anchor_key``, ``label_line``).
+its contents the same way, with ``anchor_key``, ``names_heading``,
+``label_line``, ``CONTENTS_TAIL`` and ``MIN_CONTENTS_ENTRIES`` from here.
 
 Trade-off: a list of links to sibling sections alone under a heading reads
 as contents, since nothing but the heading's words tells the two apart.
@@ -23,6 +24,8 @@ from ruleslawyer.ingest.formats.html.elements import (
     _HEADINGS,
     _SENTENCE_END,
     BLOCK_END_DEPTH,
+    _anchors,
+    _first_text_child,
     _text,
 )
 
@@ -40,9 +43,7 @@ _PAGE_ROOTS = ("body", "main", "article", "html", "[document]")
 # Letters and digits a contents entry may have beyond its heading's name: a
 # section number and a page number ("12.3.4 Charging 123").
 ENTRY_EXTRA_CHARS = 10
-
 MIN_CONTENTS_ENTRIES = 3  # consecutive entries that make a contents list
-
 CONTENTS_LABEL_WORDS = 4  # the most words a contents list's label ("Table of Contents") has
 
 
@@ -270,18 +271,6 @@ def _drop_contents(root: Any) -> int:
     return dropped
 
 
-def _anchors(elements: list[Any]) -> dict[str, Any]:
-    """Each in-page link target (``id`` or ``name``) and the first element that
-    carries it, as a browser follows "#target"."""
-    targets: dict[str, Any] = {}
-    for el in elements:
-        for key in ("id", "name"):
-            value = el.get(key)
-            if isinstance(value, str) and value:
-                targets.setdefault(value, el)
-    return targets
-
-
 def label_line(text: str) -> bool:
     """Is ``text`` a contents list's label ("Table of Contents"): a few words,
     not a sentence or a lead-in ("The phases are:")?"""
@@ -321,12 +310,3 @@ def _own_links(el: Any) -> tuple[list[Any], str, str]:
         elif node.name not in ("ul", "ol"):
             stack.extend(reversed(list(node.children)))
     return links, "".join(head), "".join(tail)
-
-
-def _first_text_child(el: Any) -> Any:
-    """The first child of ``el`` that holds words."""
-    for child in el.children:
-        text = child if isinstance(child, str) else child.get_text()
-        if text.strip():
-            return child
-    return None

@@ -1,10 +1,12 @@
-"""What every stage of the HTML reader reads an element by: its text, and the tags and words it is judged by.
+"""What the HTML reader's stages read an element by: its text, its anchors, and the tags and words it is judged by.
 
 ``_text`` gives an element's text as a browser shows it (block children
 apart, inline ones run together, ``<br>`` as a line break where lines are
-kept); the heading tags, the sentence ends and the word pattern here are
-the ones the chrome, contents, headings and walker stages all test
-against, so they agree on what a heading or a sentence is.
+kept); ``_anchors`` and ``_first_text_child`` find what a link points at
+and what an element opens with (for contents and footnotes). The heading
+tags and the sentence ends here are the ones the chrome, contents,
+headings and walker stages test against, so they agree on what a heading
+or a sentence is.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import re
 from typing import Any
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-
 _HEADING_TAGS = tuple(_HEADINGS)
 
 # Words for one description in a <dl> to count as a sentence (a glossary's
@@ -78,4 +79,22 @@ def _lines(text: str) -> str:
     return "\n".join(line for line in out if line)
 
 
-ListStyle = tuple[str, str | None, str | None]  # kind (1, a, A, i, I), prefix, suffix
+def _anchors(elements: list[Any]) -> dict[str, Any]:
+    """Each in-page link target (``id`` or ``name``) and the first element that
+    carries it, as a browser follows "#target"."""
+    targets: dict[str, Any] = {}
+    for el in elements:
+        for key in ("id", "name"):
+            value = el.get(key)
+            if isinstance(value, str) and value:
+                targets.setdefault(value, el)
+    return targets
+
+
+def _first_text_child(el: Any) -> Any:
+    """The first child of ``el`` that holds words."""
+    for child in el.children:
+        text = child if isinstance(child, str) else child.get_text()
+        if text.strip():
+            return child
+    return None

@@ -70,7 +70,6 @@ _WIDENED = {
 # many bytes when that is longer (a browser takes a <meta> wherever its parser
 # meets it; bs4's own look stops at 2 KB, before a long style sheet's end).
 DECLARATION_BYTES = 64 * 1024
-
 _HEAD_END = re.compile(rb"</head\s*>", re.I)
 
 # Share of a detected page's letters that must be outside the Latin script for
@@ -78,7 +77,6 @@ _HEAD_END = re.compile(rb"</head\s*>", re.I)
 # all such letters; a page of English misread as Central European has none
 # (its "½" read as "˝", its quotes as other marks).
 NON_LATIN_SHARE = 0.2
-
 _MARKUP = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.I | re.S)
 
 

@@ -52,7 +52,6 @@ _SECTION_BLOCKS = (
     "p", "ul", "ol", "dl", "table", "div", "blockquote", "pre", "section", "article", "center",
     "figure", "details", "address",
 )  # fmt: skip
-
 _PRESENTATION_ROLE = re.compile(r"^(?:presentation|none)$", re.I)
 
 
@@ -93,7 +92,6 @@ def _is_layout(table: Any) -> bool:
 
 # A heading's printed number ("3", "3.2", "3.2.1."), a word after it ("2D6 ..." is none)
 _NUMBERED = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+(?=[^\W\d])")
-
 _BOLD_STYLE = re.compile(r"font-weight\s*:\s*(?:bold|bolder|[6-9]00)\b", re.I)
 
 # What a line of the page is set in, for bold lines as headings

@@ -17,25 +17,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.elements import ListStyle
-
 # How a list is numbered, as CSS names it; docutils' classes for the same
 # (Sphinx's pages number by them from a style sheet of their own, not in the page)
 _CSS_LIST_KINDS = {
     "decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
     "upper-latin": "A", "lower-roman": "i", "upper-roman": "I",
 }  # fmt: skip
-
 _DOCUTILS_LIST_KINDS = {
     "arabic": "1", "loweralpha": "a", "upperalpha": "A", "lowerroman": "i", "upperroman": "I"
 }  # fmt: skip
-
 _CSS_LIST_TYPE = re.compile(r"list-style(?:-type)?\s*:\s*([^;}]*)", re.I)
-
 _CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
-
 _CSS_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
-
 _CSS_CONTENT = re.compile(r"(?<![\w-])content\s*:\s*([^;]*)", re.I)
 
 # a "content" value's pieces: strings, and counters (with the style they show)
@@ -75,8 +68,9 @@ def _declared_list_style(declarations: str) -> ListStyle | None:
 
 
 _CSS_COMBINATOR = re.compile(r"\s*[>+~]\s*|\s+")
-
 _CSS_ITEM = re.compile(r"^li(?![\w-])", re.I)
+
+ListStyle = tuple[str, str | None, str | None]  # kind (1, a, A, i, I), prefix, suffix
 
 
 def _styled_list_class(selector: str) -> str | None:

@@ -1,9 +1,9 @@
 """Footnotes placed after the paragraph that cites them (``_place_footnotes``).
 
-A page's notes (a list or boxes of short texts, each opening with its mark
-and linked from a mark in the text) go after the first block that cites
-each, as "[1] text", the mark in the text written "[1]", as the PDF and
-Markdown readers write them, so a quote carries its note.
+A page's notes (short texts a mark in the text links to, each linking
+back to its mark) go after the first block that cites each, as "[1] text",
+the mark in the text written "[1]", as the PDF and Markdown readers write
+them, so a quote carries its note.
 
 Trade-off: a note is known by its links both ways, not by a tool's names:
 a target that is or holds a heading (a section), a box of all the notes,
@@ -15,22 +15,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.contents import (
-    _anchors,
-    _first_text_child,
-)
-from ruleslawyer.ingest.formats.html.elements import _text
+from ruleslawyer.ingest.formats.html.elements import _anchors, _first_text_child, _text
 
 _LEADING_EMPTY_BRACKETS = re.compile(r"^\[\s*\]\s*")
 
 # A footnote's mark as its link reads: "1", "[1]", "a", "iv", "*", "†".
 _NOTE_MARK = re.compile(r"^\[?(\d{1,3}|[a-z]|[ivxl]{1,5}|[*\u2020\u2021\u00a7]{1,3})\]?$")
-
 _NOTE_BODIES = ("li", "p", "dd", "div", "aside")  # what holds a footnote's text
 
 # What a footnote never is, nor holds: a section of the rules.
 _NOT_NOTES = ("h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "main", "body", "html")
-
 MAX_NOTE_CHARS = 3000  # the longest box taken whole as one footnote
 
 # What a footnote goes after: the block its mark sits in.

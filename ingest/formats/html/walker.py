@@ -4,7 +4,8 @@ h1-h6, run-in headings and glossary terms open sections; paragraphs, list
 items (numbered as the page numbers them), table rows (cells joined by
 " | "), definition lists and block quotes become body blocks. A
 definition list is read by what its entries hold: a glossary's terms open
-sections, a stat block's entries are "Move: 6" lines.
+sections, a stat block's entries are "Move: 6" lines, and so are a data
+card's label-value rows (``_is_data_card``).
 
 Trade-off: text after a glossary in the same section reads as part of its
 last term, as after any run-in heading.
@@ -15,18 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.chrome import (
-    _is_data_card,
-    _link_dense,
-    _pseudo_heading,
-)
+from ruleslawyer.ingest.formats.html.chrome import _link_dense
 from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
     _HEADINGS,
     _LINE,
     _SENTENCE_END,
     DEFINITION_WORDS,
-    ListStyle,
     _lines,
     _text,
 )
@@ -36,11 +32,7 @@ from ruleslawyer.ingest.formats.html.headings import (
     _number_depth,
     _run_in_heading,
 )
-from ruleslawyer.ingest.formats.html.lists import (
-    _html_int,
-    _list_style,
-    list_number,
-)
+from ruleslawyer.ingest.formats.html.lists import ListStyle, _html_int, _list_style, list_number
 from ruleslawyer.ingest.formats.html.tables import _table_rows
 from ruleslawyer.ingest.outline import Block, Outline
 
@@ -51,11 +43,16 @@ _EMPTY_BRACKETS = re.compile(r"\s*\[\s*\]\s*$")
 _CLOSE_PUNCT = re.compile(r"\s+([.,;:!?)\]](?:\s|$))")  # a space before closing punctuation
 
 _BLOCKS = ("p", "pre", "figcaption", "caption", "dt", "dd", "address", "summary", "li")
-
 _CONTAINERS = (
     "div", "section", "article", "main", "body", "blockquote", "figure", "details",
     "center", "html", "fieldset", "header", "footer", "aside", "form",
 )  # fmt: skip
+
+CARD_VALUE_CHARS = 60  # the longest value a data card's label may have
+
+# Most words a term with no description may have to be a ;Term pseudo-heading;
+# a longer one, or one ending as a sentence does, is a bold line of text.
+PSEUDO_HEADING_WORDS = 12
 
 
 class _Walker:
@@ -338,3 +335,32 @@ class _Walker:
                     self._definitions(n, lines=True)  # "term: value" lines
                 else:
                     self._list(n, depth + 1)
+
+
+def _is_data_card(el: Any) -> bool:
+    """An aside that is a data card (a wiki's infobox: "Type Cavalry", "Move
+    10\"", "Cost 45 points"), its headings labels and not sections.
+
+    Read as sections, each label became a rule of a few characters, and the
+    article's first paragraph, which follows the card, went into the last
+    label's rule ("Cost"). A label is a heading that opens its own box and is
+    followed there by a short value; two of them make a card. A designer's
+    note or an example box in an aside (a heading, then prose) is no card.
+    """
+    labels = 0
+    for heading in el.find_all(_HEADING_TAGS):
+        value = heading.find_next_sibling()
+        if (
+            heading.find_previous_sibling() is None
+            and value is not None
+            and value.name not in _HEADINGS
+            and 0 < len(_text(value)) <= CARD_VALUE_CHARS
+            and value.find_next_sibling() is None
+        ):
+            labels += 1
+    return labels >= 2
+
+
+def _pseudo_heading(term: str) -> bool:
+    """A ``;Term`` line: short, and not a sentence."""
+    return 0 < len(term.split()) <= PSEUDO_HEADING_WORDS and not term.endswith(_SENTENCE_END)

@@ -92,8 +92,11 @@ or one that needs a password gets a one-line error saying so.
 The stages are modules of this package, each with its own account:
 ``lines`` (1, and the line measures the others share), ``columns`` (2),
 ``furniture`` (3), ``tables`` (4), ``headings`` (5), ``paragraphs`` (6) and
-``notes`` (7); this module runs them in order (``outline_of``) and hands
-the outline to ``ingest.outline``, which makes the units for every heading
+``notes`` (7). This module runs them (``outline_of``), not strictly in
+that order: notes are taken out before furniture is dropped, a narrow
+column's measure is found after the tables, and headings, menus, the
+cover and paragraphs are decided in one pass over the lines. It hands the
+outline to ``ingest.outline``, which makes the units for every heading
 reader alike. Their helpers keep a leading underscore: they are the
 reader's own, shared between its stages, and nothing outside the package
 uses them.
@@ -119,7 +122,9 @@ from ruleslawyer.ingest.formats.pdf.columns import (
 )
 from ruleslawyer.ingest.formats.pdf.furniture import (
     _drop_furniture,
+    _is_menu,
     _mark_zones,
+    _menu_label,
 )
 from ruleslawyer.ingest.formats.pdf.headings import (
     _body_size,
@@ -127,6 +132,8 @@ from ruleslawyer.ingest.formats.pdf.headings import (
     _in_profile,
     _is_heading,
     _numbered_titles,
+    _runs_into,
+    _wraps,
 )
 from ruleslawyer.ingest.formats.pdf.lines import (
     _WORD_TOKEN,
@@ -151,14 +158,10 @@ from ruleslawyer.ingest.formats.pdf.notes import (
     _with_notes,
 )
 from ruleslawyer.ingest.formats.pdf.paragraphs import (
-    _is_menu,
     _join_lines,
     _leading,
     _leaves_list,
-    _menu_label,
-    _runs_into,
     _starts_block,
-    _wraps,
 )
 from ruleslawyer.ingest.formats.pdf.tables import (
     _continued_row,

@@ -20,17 +20,19 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 import statistics
 from collections import Counter
 
 from ruleslawyer.ingest.formats.pdf.lines import (
-    _LEADERS,
     _PAGE_NUMBER,
     FURNITURE_ZONE,
     _ends_sentence,
     _Line,
     _Page,
 )
+
+_LEADERS = re.compile(r"(?:\.\s?){3,}|\u2026")
 
 
 def _in_columns(

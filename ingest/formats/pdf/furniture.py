@@ -3,11 +3,14 @@
 Lines in a page's top and bottom zones that repeat (digits aside) on many
 pages are running headers and footers (``_drop_furniture``), never lines
 that also repeat down their own page's body (a long table's rows); a
-header's part naming the chapter goes with it, and may name a heading.
-Also dropped: a browser's printed date, title, address and page counter,
-bare page numbers, a table-of-contents page, a short cover page, and lines
-whose every word lies in one of the page's links (menus, link bars,
-"[Edit]" links), standing as a block of their own.
+header whose repeated part stands in the same place, and whose changing
+part names one of the book's headings, goes too. Also dropped here: a
+browser's printed date, title, address and page counter
+(``_browser_margins``), bare page numbers and a table-of-contents page.
+Lines whose every word lies in one of the page's links (menus, link bars,
+"[Edit]" links), standing as a block of their own, are known here
+(``_is_menu``, with a menu's label over it: ``_menu_label``) and dropped as
+the text is read (``outline_of``), as is a short cover page.
 
 Everything dropped is counted by reason, so the ingest report can say
 what was left out.
@@ -22,21 +25,21 @@ import re
 from collections import Counter
 from typing import Any
 
-from ruleslawyer.ingest.formats.pdf.headings import (
-    _body_size,
-    _is_heading,
-)
+from ruleslawyer.ingest.formats.pdf.headings import _body_size, _is_heading
 from ruleslawyer.ingest.formats.pdf.lines import (
     _PAGE_COUNTER,
     _PAGE_NUMBER,
-    _TOC_LINE,
-    EDGE_ZONE,
     FURNITURE_ZONE,
     _Line,
     _margins,
     _Page,
 )
+from ruleslawyer.ingest.formats.pdf.paragraphs import _starts_block
 from ruleslawyer.ingest.outline import Outline
+
+EDGE_ZONE = 0.15  # how far in a page's outermost line may still be its header or footer
+
+_TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 
 
 def _mark_zones(page: _Page) -> None:
@@ -307,3 +310,42 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         ):
             outline.dropped["table of contents lines"] += len(page.lines)
             page.lines = []
+
+
+def _is_menu(
+    ln: _Line,
+    before: _Line | None,
+    after: _Line | None,
+    margins: dict[int, float],
+    right: dict[int, float],
+) -> bool:
+    """A line all in links, as a block of its own, is a menu, a link bar
+    ("[Last Section][Home][Next Section]") or a heading's "[Edit]" link, which
+    a printed web page keeps: dropped. Not one that runs on from the text
+    ``before`` it or into the text ``after`` it: a cross-reference wrapped
+    onto a line of its own ("(6.3).") is part of its sentence; nor one that
+    ends a sentence (a sentence made one link)."""
+    if not ln.linked or ln.row or ln.text.endswith((".", "!", "?")):
+        return False
+    runs_on = before is not None and not _starts_block(before, ln, margins, right)
+    runs_into = (
+        after is not None and not after.linked and not _starts_block(ln, after, margins, right)
+    )
+    return not runs_on and not runs_into
+
+
+def _menu_label(label: _Line, link: _Line) -> bool:
+    """Is ``label`` the title of the menu ``link`` opens: a line of a few
+    words, no link and no sentence, set right above it at the same left
+    edge ("Contents [hide]" over a printed wiki's contents box, "Tools" over
+    its sidebar links)?"""
+    return (
+        label.page == link.page
+        and label.column == link.column
+        and not label.linked
+        and not label.row
+        and len(label.text.split()) <= 3
+        and not label.text.endswith((".", "!", "?", ",", ";"))
+        and abs(label.x0 - link.x0) <= label.size
+        and 0 <= link.top - label.bottom <= 2 * label.size
+    )

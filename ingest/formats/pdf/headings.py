@@ -8,7 +8,10 @@ body text, again and again (``_small_bold_styles``), and a numbered line
 set whole in bold at the margin ("1. Introduction", ``_numbered_titles``),
 told apart from a bold numbered list. Heading styles (size, weight,
 capitals) are ranked into levels, bigger and heavier first
-(``_heading_styles``).
+(``_heading_styles``). Two checks made as the lines are read also live
+here: a heading too long for its column going on in the next line
+(``_wraps``), and a dotted number that is a sentence's cross-reference,
+not a section (``_runs_into``).
 
 Trade-off: typography, not a trained model: a book that marks headings with
 nothing but spacing gets plain paragraphs under the nearest real heading.
@@ -23,11 +26,7 @@ from collections import Counter
 from ruleslawyer.ingest.formats.pdf.lines import (
     _DOTTED_HEADING,
     _LIST_ITEM,
-    _NUMBERED_TITLE,
-    _STAT_LINE,
-    BOLD_HEADING_SIZE,
-    SMALL_BOLD_REPEATS,
-    SMALL_BOLD_SIZE,
+    _SENTENCE_ON,
     _at_margin,
     _Line,
     _margins,
@@ -38,6 +37,22 @@ from ruleslawyer.ingest.formats.pdf.lines import (
     _style,
 )
 from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
+
+# A bold line alone at the margin is a heading down to this share of the body
+# size. Not lower by size alone: a bold caption or "Example" label is set
+# smaller.
+BOLD_HEADING_SIZE = 0.95
+
+# ...unless the document sets a smaller bold style as its headings throughout
+# (``_small_bold_styles``): down to this share, and only for a style used at
+# least this often, each time alone at the margin with body text after it.
+SMALL_BOLD_SIZE = 0.8
+SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
+
+# "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
+# bold, whose value has a number (see ``_in_profile``)
+_STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
+_NUMBERED_TITLE = re.compile(r"^(\d{1,2})\.\s+[A-Z]")
 
 
 def _numbered_titles(pages: list[_Page]) -> None:
@@ -248,4 +263,60 @@ def _in_profile(lines: list[_Line], i: int, body: float) -> bool:
     return stat(lines[i]) and any(
         0 <= j < len(lines) and lines[j].page == lines[i].page and stat(lines[j])
         for j in (i - 1, i + 1)
+    )
+
+
+def _wraps(head: _Line, ln: _Line, lines: list[_Line]) -> bool:
+    """Is ``ln`` the next line of heading ``head``: the same style, right
+    under it in the same column, no farther than a line's spacing, after a
+    first line that nearly fills the column (it wrapped because it was full;
+    "Movement" over "Running" is an empty section and the next one), or
+    whose next word would not have fitted on it?"""
+    # the measure: the longest line that starts where the heading does (on a
+    # page whose columns were not told apart, the page's right edge is too
+    # far; on a page of short paragraphs, most lines stop short of it)
+    # (not the heading's own style: a centred or indented heading has only
+    # itself there, and always looked full)
+    edge = max((o.x1 for o in lines if o.column == head.column and abs(o.x0 - head.x0) <= 3
+                and _style(o) != _style(head)), default=0.0)  # fmt: skip
+    if not edge:
+        return False
+    width = max(edge - head.x0, 1.0)
+    # the next line's first word would not have fitted after the first line
+    word = (ln.words[0][1] - ln.words[0][0]) if ln.words else width
+    full = head.x1 >= edge - 0.25 * width or head.x1 + 0.25 * head.size + word > edge + 2
+    return (
+        full
+        and ln.page == head.page
+        and ln.column == head.column
+        and _style(ln) == _style(head)
+        # a line's own spacing, top to top (glyph boxes vary with descenders),
+        # not a heading's margin
+        and 0 < ln.top - head.top <= 1.45 * max(head.size, 1.0)
+        and abs(ln.x0 - head.x0) <= 2 * max(head.size, 1.0)
+    )
+
+
+def _runs_into(
+    prev: _Line, ln: _Line, body: float, margins: dict[int, float], right: dict[int, float]
+) -> bool:
+    """Does a line that is a heading only by its dotted number, and goes on as
+    a sentence or ends as one ("3.2 Charging. It may not shoot", "5.4 Morale
+    Checks and 5.5 Panic."), carry on the sentence of the line before it,
+    which runs to the margin without ending ("..., see rule")? A
+    cross-reference wrapped to the start of a line, not a section. A bare
+    "3.2 Charging" is a heading wherever it stands."""
+    by_number_only = ln.size < body * HEADING_SIZE_RATIO and not (ln.bold and not prev.bold)
+    return (
+        by_number_only
+        and bool(_SENTENCE_ON.search(ln.text) or ln.text.endswith((".", ")", ";", ",", ":")))
+        and not prev.row
+        and prev.page == ln.page
+        and prev.column == ln.column
+        and _style(prev) == _style(ln)
+        # a sentence ends at its stop, also inside a closing quote or bracket
+        and not prev.text.rstrip("\u201d\u2019\"')]").endswith((".", ":", "!", "?"))
+        and not prev.text.endswith(")")
+        and not _short(prev, margins, right)
+        and ln.top - prev.bottom <= 0.6 * max(prev.size, 1.0)
     )

@@ -6,13 +6,17 @@ jumps, keeping a superscript on its word ("2" + "nd") and marking a note's
 mark raised against a word (``RAISED_MARK``) so it can cite its note later.
 A PDF that writes a table row's cells one after another has them put back
 on their line (``_rejoin_rows``); a line tracked wide gets its spaces back
-(``_tracked_words``); a drop cap is glued to its word (``_drop_caps``).
+where its words part (``_untracked``), and a word tracked alone is one word
+again where the book uses it elsewhere (``_tracked_words``); a drop cap is
+glued to its word (``_drop_caps``).
 
 ``_Line`` and ``_Page`` are what every later stage reads and annotates (a
-line's column, block, heading level; a page's frames and drawn rules), and
-the small measures they share live here too: a line's style, a column's
+line's zone, column, cells, table-row flags, ``numbered_title`` and
+``wraps_at``; a page's frames, shapes and drawn rules), and the small
+measures several stages share live here too: a line's style, a column's
 left and right margins, whether a line stops short of its margin or ends
-a sentence. Everything else in the package imports from this module, and
+a sentence, and the patterns of a list item, a dotted heading and a page
+number. Everything else in the package imports from this module, and
 this module from none of them.
 
 Trade-off: a line is cut from geometry alone, with thresholds in ems of
@@ -36,36 +40,19 @@ from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 
 BOLD_WEIGHT = 600
 
-# A bold line alone at the margin is a heading down to this share of the body
-# size. Not lower by size alone: a bold caption or "Example" label is set
-# smaller.
-BOLD_HEADING_SIZE = 0.95
-
-# ...unless the document sets a smaller bold style as its headings throughout
-# (``_small_bold_styles``): down to this share, and only for a style used at
-# least this often, each time alone at the margin with body text after it.
-SMALL_BOLD_SIZE = 0.8
-
-SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
 
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
 
-EDGE_ZONE = 0.15  # how far in a page's outermost line may still be its header or footer
 
 MARGIN_SHARE = 0.15  # of a column's lines that must start at its margin
-
 CELL_GAP = 0.9  # ems between two characters that set them in different cells
-
 _MAX_CELL_LINES = 8  # a table cell's lines a PDF may write before the next cell of its row
 
 # Set before a digit or a note symbol raised and smaller against the letter
 # before it: a note's mark ("hand1"), which ``_cites`` may take for one.
 RAISED_MARK = "\u2063"  # INVISIBLE SEPARATOR, never in a rulebook's text
-
 _MARK_SYMBOLS = "*\u2020\u2021\u00a7"
-
 BREAK_GAP = 0.6  # ems: PDFium's line break before a character this close on its baseline is none
-
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|\([a-z0-9]{1,3}\)|[a-z][.)]|[\u2022\u25aa\u2013*-])\s")
 
 # a list item's marker alone: a bullet, "2.", "b)", "(iv)", "iii."
@@ -73,7 +60,6 @@ _MARKER = re.compile(
     r"[\u2022\u25aa\u25e6\u2023\u2043\u2013\u2014\u00b7*\-]|\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,6})[.)]",
     re.I,
 )
-
 _PAGE_NUMBER = re.compile(
     r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?\W*$", re.I
 )
@@ -81,30 +67,17 @@ _PAGE_NUMBER = re.compile(
 # "1/3", "Page 1 of 3" ending a margin line: a browser's page counter
 _PAGE_COUNTER = re.compile(r"(?:^|\s)(?:page\s+)?(\d{1,4})\s*(?:/|of)\s*(\d{1,4})$", re.I)
 
-_TOC_LINE = re.compile(r"^(.*?\D.*?)[\s.\u2026\u00b7]+(\d{1,4})$")
 
 _BOLD_NAME = re.compile(r"(?i)bold|black|heavy|semibold|demi")
-
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag ForceBold
-
 _WORDS = re.compile(r"[^\W\d_]+")
-
 _WORD_TOKEN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "model's" is one word
 
-_SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
-
-_LEADERS = re.compile(r"(?:\.\s?){3,}|\u2026")
 
 # A drawn line this thick or thinner is a rule (a table's border, an underline)
 RULE_THICKNESS = 2.0
-
 _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft hyphen
 
-# "Shots: 2", "Save: 4+", "Range: 24 inches": a profile's line, its label in
-# bold, whose value has a number (see ``_in_profile``)
-_STAT_LINE = re.compile(r"^[^:\d]{1,40}:\s+\S*\d")
-
-_NUMBERED_TITLE = re.compile(r"^(\d{1,2})\.\s+[A-Z]")
 
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 
@@ -849,6 +822,8 @@ def _at_margin(ln: _Line, margins: dict[int, float]) -> bool:
 
 
 _MARK_AFTER_SENTENCE = re.compile(r"(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(\S{1,7})$")
+
+_SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
 
 
 def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:

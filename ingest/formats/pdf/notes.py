@@ -6,8 +6,9 @@ the paragraph written "[1]" as the other readers write it (``_footnotes``,
 ``_with_notes``); endnotes gathered on a page of their own go after the
 first paragraph citing each (``_endnotes``). A mark cites its note set
 after a word's closing punctuation, or raised against a word or a number
-(``RAISED_MARK``); a raised digit no note claims stays raised as printed
-("10\u00b3", ``_unclaimed_marks``).
+(``RAISED_MARK``); a raised mark no note claims is read as printed: a
+superscript after a number ("10\u00b3"), a plain digit after a letter
+("x2", ``_unclaimed_marks``).
 
 Trade-off: a mark must be cited more often than the book's footnotes use
 it before a page is taken for endnotes, so a small-print numbered list
@@ -34,7 +35,6 @@ from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 _NOTE_MARK = re.compile(r"^(\d{1,3}|[ivx]{1,5}|[*\u2020\u2021\u00a7])\.?\s+(?=\S)")
 
 _RAISED_AFTER_DIGIT = re.compile(rf"(?<=\d){RAISED_MARK}(\d+)")
-
 _SUPERSCRIPT = str.maketrans(
     "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 )

@@ -5,13 +5,15 @@ Two readings, tried in this order:
 - a table drawn with its cells' borders (``_ruled_tables``): a grid of two
   or more rows by two or more columns, each word in the cell its middle
   lies in; a cell spanning columns is followed by an empty cell for each
-  more it spans; a row broken over a page goes back together
-  (``_empty_first_cells``, ``_continued_row``);
+  more it spans;
 - otherwise a run of lines set in the same columns, cells apart by gaps of
   about an em (``_tables``): a row of short cells across the middle of the
-  page stays whole, a wrapped or vertically centred cell is joined back
-  into its row, and a header row printed again over a page break is
-  dropped.
+  page stays whole, and a wrapped or vertically centred cell is joined back
+  into its row.
+
+Across a page break, whichever reading found the table, ``outline_of``
+drops a header row printed again and puts a broken row back together
+(``_continued_row``, ``_empty_first_cells``).
 
 The rows are written as the HTML and Markdown readers write theirs, so a
 table reads the same whatever format the book came in, and the evidence
