@@ -499,7 +499,8 @@ def _fill(
 
 
 def _level_text(levels: dict[int, tuple[int, str, str, str]], level: int, count: list[int]) -> str:
-    """A level's text ("%1.%2") filled with the counters, each in its level's format."""
+    """A numbered item's whole label, its level's text filled (``_fill``); empty
+    for a bullet or a list shown with no number."""
     if levels[level][1] in ("bullet", "none"):
         return ""  # a bullet's "number" is its glyph
     return _fill(levels, level, count, levels[level][2]).strip()

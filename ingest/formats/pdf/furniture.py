@@ -29,6 +29,7 @@ from ruleslawyer.ingest.formats.pdf.headings import _body_size, _is_heading
 from ruleslawyer.ingest.formats.pdf.lines import (
     _PAGE_COUNTER,
     _PAGE_NUMBER,
+    _WORDS,
     FURNITURE_ZONE,
     _Line,
     _margins,
@@ -78,7 +79,7 @@ def _mark_zones(page: _Page) -> None:
 def _words(text: str) -> tuple[str, ...]:
     """``text``'s words, lower case, digits and marks left out: "2. The Turn"
     is ("the", "turn")."""
-    return tuple(re.findall(r"[^\W\d_]+", text.lower()))
+    return tuple(_WORDS.findall(text.lower()))
 
 
 def _furniture_key(text: str) -> str:

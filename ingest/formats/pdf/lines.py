@@ -647,6 +647,32 @@ def _markers_drawn_apart(page: _Page) -> None:
     markers = [ln for ln in page.lines if _MARKER.fullmatch(ln.text)]
     if not markers:
         return
+
+    # a marker centred on an item of several lines (a table cell's or a
+    # flex box's default) sits beside a line under another of its item's:
+    # an item's first line has above it text set elsewhere (a lead-in at
+    # the margin), the last line of the item before (a sentence's end, or
+    # short of the measure), or an item with its own marker
+    def opens_item(line: _Line) -> bool:
+        above = next(
+            (
+                ln
+                for ln in page.lines
+                if abs(ln.x0 - line.x0) <= 2 and 0 <= line.top - ln.bottom < 0.5 * line.size
+            ),
+            None,
+        )
+        return (
+            above is None
+            # the end of the item before: a sentence's end, or short of the measure
+            or above.text.endswith((".", ":", ";", "!", "?"))
+            or above.x1 < max(above.x1, line.x1) - 0.15 * (max(above.x1, line.x1) - line.x0)
+            or any(
+                m.x1 < above.x0 and above.top <= (m.top + m.bottom) / 2 <= above.bottom
+                for m in markers
+            )
+        )
+
     gone: set[int] = set()
     for mark in markers:
         middle = (mark.top + mark.bottom) / 2
@@ -663,32 +689,6 @@ def _markers_drawn_apart(page: _Page) -> None:
         if len(items) != 1:
             continue
         item = items[0]
-
-        # a marker centred on an item of several lines (a table cell's or a
-        # flex box's default) sits beside a line under another of its item's:
-        # an item's first line has above it text set elsewhere (a lead-in at
-        # the margin), the last line of the item before (a sentence's end, or
-        # short of the measure), or an item with its own marker
-        def opens_item(line: _Line) -> bool:
-            above = next(
-                (
-                    ln
-                    for ln in page.lines
-                    if abs(ln.x0 - line.x0) <= 2 and 0 <= line.top - ln.bottom < 0.5 * line.size
-                ),
-                None,
-            )
-            return (
-                above is None
-                # the end of the item before: a sentence's end, or short of the measure
-                or above.text.endswith((".", ":", ";", "!", "?"))
-                or above.x1 < max(above.x1, line.x1) - 0.15 * (max(above.x1, line.x1) - line.x0)
-                or any(
-                    m.x1 < above.x0 and above.top <= (m.top + m.bottom) / 2 <= above.bottom
-                    for m in markers
-                )
-            )
-
         if not opens_item(item):
             continue
         k = page.lines.index(item)

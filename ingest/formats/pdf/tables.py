@@ -45,6 +45,8 @@ from ruleslawyer.ingest.formats.pdf.lines import (
 )
 from ruleslawyer.ingest.outline import Block
 
+_Rule = tuple[float, float, float, float]  # a drawn rule's box: x0, top, x1, bottom
+
 
 def _ruled_tables(page: _Page) -> None:
     """Rebuild each table drawn with its cells' borders as one line per row,
@@ -68,7 +70,7 @@ def _ruled_tables(page: _Page) -> None:
     tol = RULE_THICKNESS
     flat = [r for r in page.rules if r[3] - r[1] <= tol]
     upright = [r for r in page.rules if r[2] - r[0] <= tol and r not in flat]
-    # rules that touch are one table's
+    # rules that touch are one table's (``found[:len(flat)]`` the flat ones)
     found = flat + upright
     group = list(range(len(found)))
 
@@ -82,11 +84,11 @@ def _ruled_tables(page: _Page) -> None:
         a, b = found[i], found[j]
         if a[0] - tol <= b[2] and b[0] - tol <= a[2] and a[1] - tol <= b[3] and b[1] - tol <= a[3]:
             group[root(i)] = root(j)
-    tables: dict[int, list[tuple[float, float, float, float]]] = {}
+    tables: dict[int, tuple[list[_Rule], list[_Rule]]] = {}
     for i, r in enumerate(found):
-        tables.setdefault(root(i), []).append(r)
-    for rules in tables.values():
-        rows = _ruled_rows(page, rules)
+        tables.setdefault(root(i), ([], []))[i >= len(flat)].append(r)
+    for table_flat, table_upright in tables.values():
+        rows = _ruled_rows(page, table_flat, table_upright)
         if rows:
             first = min(page.lines.index(ln) for _, parts in rows for ln in parts)
             gone = {id(ln) for _, parts in rows for ln in parts}
@@ -96,10 +98,11 @@ def _ruled_tables(page: _Page) -> None:
 
 
 def _ruled_rows(
-    page: _Page, rules: list[tuple[float, float, float, float]]
+    page: _Page, flat: list[_Rule], upright: list[_Rule]
 ) -> list[tuple[_Line, list[_Line]]]:
-    """The rows of one grid of rules (see ``_ruled_tables``): each row's line
-    and the lines it was made of; none when the rules are no table of text."""
+    """The rows of one grid of rules, its horizontal and its vertical ones (see
+    ``_ruled_tables``): each row's line and the lines it was made of; none
+    when the rules are no table of text."""
     tol = RULE_THICKNESS
 
     def levels(values: list[float]) -> list[float]:
@@ -111,8 +114,6 @@ def _ruled_rows(
                 out.append(v)
         return out
 
-    flat = [r for r in rules if r[3] - r[1] <= tol]
-    upright = [r for r in rules if r[2] - r[0] <= tol and r not in flat]
     ruled = levels([(r[1] + r[3]) / 2 for r in flat])
     if not upright or len(ruled) < 2:
         return []
