@@ -213,6 +213,56 @@ def test_json_schema_constrained_stream(smol: LlamaCppLLM) -> None:
     assert smol.last_timings["generated_tokens"] > 0
 
 
+@pytest.mark.parametrize("model", ["smol", "qwen"])
+def test_grammar_sampler_picks_what_the_full_chain_picks(
+    model: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast greedy sampler checks the model's best token alone and filters
+    the vocabulary only when the grammar rejects it; the text must be exactly
+    what llama-cpp-python's own chain (the grammar over every token) gives,
+    including where the fallback ran."""
+    import llama_cpp
+
+    from ruleslawyer.answer import answer_schema
+    from ruleslawyer.llm import llama as backend
+
+    path = request.getfixturevalue(f"{model}_path")
+    made: list[Any] = []
+
+    class Counted(backend._GreedyGrammarSampler):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self)
+
+    monkeypatch.setattr(backend, "_GreedyGrammarSampler", Counted)
+    options = dict(model_path=str(path), n_ctx=1024, n_threads=2, logits_all=False, verbose=False)
+    theirs = llama_cpp.Llama(**options)  # type: ignore[arg-type]
+    ours = backend._llama_class()(**options)  # type: ignore[arg-type]
+    try:
+        for schema in (SCHEMA, answer_schema(["core/charge", "3.2"])):
+            for rule, question in QUESTIONS:
+                texts = []
+                for llama in (theirs, ours):
+                    llama.reset()
+                    grammar = llama_cpp.LlamaGrammar.from_json_schema(
+                        json.dumps(schema), verbose=False
+                    )
+                    reply = llama.create_chat_completion(
+                        messages=chat_for(rule, question),  # type: ignore[arg-type]
+                        temperature=0.0,
+                        max_tokens=48,
+                        grammar=grammar,
+                    )
+                    texts.append(reply["choices"][0]["message"]["content"])  # type: ignore[index]
+                assert texts[0] == texts[1]
+    finally:
+        theirs.close()
+        ours.close()
+    assert len(made) == 2 * len(QUESTIONS)  # every call took the fast path
+    # the fallback (the grammar over the whole vocabulary) ran and agreed too
+    assert sum(s.vocabulary_passes for s in made) > 0
+
+
 def test_plain_stream_and_token_count(smol: LlamaCppLLM) -> None:
     messages: list[ChatMessage] = [{"role": "user", "content": "Say hello in one short sentence."}]
     text = smol.complete(messages, max_tokens=16)
