@@ -24,7 +24,10 @@ Design choices:
 - JSON-schema output is constrained by a GBNF grammar built from the schema
   here, not via ``response_format``: llama-cpp-python silently falls back to
   "any JSON" when it cannot convert a schema, and a silent fallback would hide
-  a broken schema from the caller.
+  a broken schema from the caller. Greedy decoding under it checks the
+  model's best token against the grammar first and filters the vocabulary
+  only when that token is refused (``_GreedyGrammarSampler``): the same
+  text, without matching 151k tokens against the grammar at every step.
 - One lock serialises all use of the model. A stream holds it until the
   generator finishes or is closed, so do not call the same model from inside
   a loop over one of its streams (that would deadlock).
