@@ -19,7 +19,15 @@ of them agree on what a rule is:
 - every other heading's ID is the slug of its heading path
   ("infantry/combat/line-of-sight"): stable across re-ingests and across
   formats of the same book, and unique within the book;
-- text before the first heading is one unit named after the document.
+- text before the first heading is one unit named after the document;
+- a numbered section whose paragraphs carry numbers of their own under its
+  number ("100. General", then "100.1. These rules apply...", "100.2a In
+  constructed play...", as comprehensive rules for card games are written)
+  gives one unit per numbered paragraph, its ID the paragraph's number
+  (what players cite), titled and breadcrumbed by the section; unnumbered
+  paragraphs after one (an "Example:") stay with it. Two such paragraphs
+  at least, and each number must extend the section's own: a sentence
+  that opens with "2.5 inches" under "3 Movement" is no rule.
 
 Trade-off: the unit is the smallest headed section. A long section with
 no subheadings stays one unit; retrieval embeds sentence windows of long
@@ -44,6 +52,10 @@ from ruleslawyer.records import RuleUnit
 _DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+)\.?\s*(?=[^\d.\s])")
 # "3 Infantry", "3. Infantry", "Chapter 3: Infantry" (not "2D6 Checks": a space is required)
 _BARE = re.compile(r"^(?:(?:chapter|part|section)\s+)?(\d{1,3})[.:)]?\s+(?=[^\W\d])", re.I)
+# "100.1. These rules...", "100.2a In constructed play...", "5.1.3 The shard...":
+# a paragraph that opens with a rule number of its own (not a table row's
+# first cell, "3.1 | Walk | 6")
+_PARAGRAPH_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)\.?\s+(?=[^\s|])")
 
 
 @dataclass(frozen=True)
@@ -195,7 +207,9 @@ def build_units(
     front = _Section(0, outline.title or title or file.rsplit(".", 1)[0], "", (), None)
     current = front
     pos = 0
-    for block in outline.blocks:
+    numbered = _numbered_paragraphs(outline.blocks, titled)
+    heading = front  # the section a numbered paragraph belongs to
+    for i, block in enumerate(outline.blocks):
         start, end = pos, pos + len(block.text)
         pos = end + 1
         if block.level > 0:
@@ -206,8 +220,15 @@ def build_units(
                 stack.pop()
             path = (*(s.title for s in stack), title)
             current = _Section(block.level, title, number, path, block.page, bare=bare)
+            heading = current
             stack.append(current)
             sections.append(current)
+        elif i in numbered:
+            number, skip = numbered[i]
+            path = (*heading.path, heading.title)
+            current = _Section(heading.level + 1, heading.title, number, path, block.page)
+            sections.append(current)
+            current.body.append((start + skip, end, block.page))
         elif block.text.strip():
             current.body.append((start, end, block.page))
     used: dict[str, int] = {}
@@ -245,6 +266,33 @@ def build_units(
         if unit:
             result.units.append(unit)
     return result
+
+
+def _numbered_paragraphs(
+    blocks: list[Block], titled: Collection[str]
+) -> dict[int, tuple[str, int]]:
+    """The body blocks that are rules of their own (see the module docstring):
+    block index -> (its number, where its text starts after the number)."""
+    out: dict[int, tuple[str, int]] = {}
+    found: list[tuple[int, str, int]] = []
+    under = ""  # the number of the section the blocks are in ("100", "3.2")
+
+    def close() -> None:
+        if len(found) >= 2:
+            out.update({i: (number, skip) for i, number, skip in found})
+        found.clear()
+
+    for i, block in enumerate(blocks):
+        if block.level > 0:
+            close()
+            number, bare, _ = split_heading(block.text, titled)
+            under = number or bare
+            continue
+        m = _PARAGRAPH_NUMBER.match(block.text)
+        if under and m and m.group(1).startswith(under + "."):
+            found.append((i, m.group(1), m.end()))
+    close()
+    return out
 
 
 def _with_page_breaks(section: _Section, unit: RuleUnit | None) -> RuleUnit | None:

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.records import RuleUnit
 
-# A printed rule number: "24.21", "3.2", "10.5.1". Only numbers some rule of the
+# A printed rule number: "24.21", "3.2", "10.5.1", "100.2a" (a card game's
+# comprehensive rules letter their sub-rules). Only numbers some rule of the
 # index carries count, so "2.5 inches" in a question is a lookup only in a book
 # that has a rule 2.5.
-RULE_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)(?![\d])")
+RULE_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)(?![\d])")
 # A bare number the question names as a rule or chapter ("rule 2", "chapter 3",
 # "§ 4"): a heading's number that is no rule ID (``RuleUnit.number``). Alone,
 # "2" is as likely inches or dice.
@@ -93,7 +94,11 @@ class ExactIndex:
     def match(self, question: str) -> list[ExactMatch]:
         out: list[ExactMatch] = []
         seen: set[int] = set()
-        numbers = [(n, self.by_number) for n in RULE_NUMBER.findall(question)]
+        numbers = [
+            # "rule 3.2a" in a book that letters no sub-rules is its rule 3.2
+            (n if n in self.by_number or not n[-1].isalpha() else n[:-1], self.by_number)
+            for n in RULE_NUMBER.findall(question)
+        ]
         numbers += [(n, self.by_bare_number) for n in NAMED_BARE_NUMBER.findall(question)]
         for num, table in numbers:
             for i in table.get(num, []):

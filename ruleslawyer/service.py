@@ -46,7 +46,8 @@ def rule_key(rule_id: str) -> str:
 
 def _numeric(rule_id: str) -> tuple[int, ...]:
     """'24.3' before '24.21': the order a printed number sorts in the book."""
-    return tuple(int(p) if p.isdigit() else 0 for p in rule_id.split("."))
+    # "100.2a" sorts with 100.2 (a card game's lettered sub-rule)
+    return tuple(int(re.sub(r"\D.*", "", p) or 0) for p in rule_id.split("."))
 
 
 def number_ranges(rule_ids: Sequence[str]) -> str:

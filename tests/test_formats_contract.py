@@ -34,7 +34,7 @@ from docx_build import (
 from odt_build import markdown_odt
 from odt_build import odt as odt_document
 from odt_build import table as odt_table
-from test_pdf_reader import book_pdf
+from test_pdf_reader import Book, book_pdf
 
 from ruleslawyer.ingest.formats import ReadRequest, detect, formats
 from ruleslawyer.ingest.pipeline import parse_file
@@ -1822,3 +1822,131 @@ def test_an_obsidian_block_id_is_not_part_of_a_heading() -> None:
         ("2.2", "Activations"),
         ("2.3", "Ending"),
     ]
+
+
+# A card game's comprehensive rules: each numbered paragraph is the rule
+# players cite ("rule 100.2a"), under a numbered section heading.
+CR_SECTIONS = [
+    (
+        "100",
+        "General",
+        [
+            ("100.1", "These rules apply to any game with two or more players."),
+            ("100.1a", "A two-player game is a game that begins with only two players."),
+            ("100.2", "Each player needs their own deck of cards and some dice."),
+            ("100.2a", "In constructed play, each deck holds at least sixty cards."),
+        ],
+    ),
+    (
+        "101",
+        "Deck Construction",
+        [
+            ("101.1", "A deck may not contain cards banned in the format being played."),
+            ("101.2", "A player who searches their library shuffles it afterwards."),
+        ],
+    ),
+    (
+        "102",
+        "Players",
+        [
+            ("102.1", "The active player is the player whose turn it is."),
+            ("102.2", "In a two-player game, a player's opponent is the other player."),
+        ],
+    ),
+]
+CR_FILLER = "This applies in every format unless the format's own rules say otherwise."
+CR_EXAMPLE = "Example: a player who searches for a land card then shuffles."
+CR_IDS = ["100.1", "100.1a", "100.2", "100.2a", "101.1", "101.2", "102.1", "102.2"]
+
+
+def _cr_markdown() -> str:
+    out = ["# Card Game Comprehensive Rules", ""]
+    for number, title, rules in CR_SECTIONS:
+        out += [f"## {number}. {title}", ""]
+        for rule, text in rules:
+            out += [
+                f"{rule}. {text}"
+                if rule.count(".") == 1 and rule[-1].isdigit()
+                else f"{rule} {text}",
+                "",
+            ]
+        if number == "101":
+            out += [CR_EXAMPLE, ""]
+    return "\n".join(out)
+
+
+def _cr_html() -> str:
+    body = "<h1>Card Game Comprehensive Rules</h1>"
+    for number, title, rules in CR_SECTIONS:
+        body += f"<h2>{number}. {html.escape(title)}</h2>"
+        body += "".join(f"<p>{rule} {html.escape(text)}</p>" for rule, text in rules)
+        if number == "101":
+            body += f"<p>{CR_EXAMPLE}</p>"
+    return f"<html><head><title>Rules</title></head><body>{body}</body></html>"
+
+
+def _cr_text() -> str:
+    # typed text: numbered heading lines alone, paragraphs between blank lines
+    return _cr_markdown().replace("# Card Game", "Card Game").replace("## ", "")
+
+
+def _cr_pdf() -> bytes:
+    b = Book(title="Card Game Comprehensive Rules", header="")
+    b.new_page()
+    b.heading("Card Game Comprehensive Rules", size=16)
+    for number, title, rules in CR_SECTIONS:
+        b.heading(f"{number}. {title}", size=12)
+        for rule, text in rules:
+            # set as a book sets them: paragraphs that fill their lines
+            b.para(f"{rule} {text} {CR_FILLER}")
+        if number == "101":
+            b.para(CR_EXAMPLE)
+    return b.pdf()
+
+
+@pytest.mark.parametrize(
+    ("name", "load"),
+    [
+        ("cr.md", lambda: _cr_markdown().encode()),
+        ("cr.html", lambda: _cr_html().encode()),
+        ("cr.txt", lambda: _cr_text().encode()),
+        ("cr.pdf", _cr_pdf),
+        ("cr.docx", lambda: markdown_docx(_cr_markdown())),
+        ("cr.odt", lambda: markdown_odt(_cr_markdown())),
+    ],
+)
+def test_numbered_paragraphs_are_the_rules_in_every_format(name: str, load: Loader) -> None:
+    """Each numbered paragraph under a numbered section is a unit of its own,
+    its ID the number (lettered sub-rules too), its text without the number,
+    titled and breadcrumbed by its section; an unnumbered paragraph after one
+    (an example) stays with it."""
+    result = parse_file(name, load(), game="cards")
+    rules = {u.rule_id: u for u in result.units if re.match(r"\d", u.rule_id)}
+    assert list(rules) == CR_IDS, name
+    texts = {rule: text for _, _, section in CR_SECTIONS for rule, text in section}
+    for rule_id, u in rules.items():
+        section = next(t for n, t, _ in CR_SECTIONS if rule_id.startswith(n + "."))
+        assert u.title == section, (name, rule_id)
+        assert u.parent.endswith(section), (name, rule_id, u.parent)
+        assert " ".join(u.text.split()).startswith(texts[rule_id]), (name, rule_id, u.text)
+    assert CR_EXAMPLE in " ".join(rules["101.2"].text.split())
+
+
+def test_a_number_opening_one_sentence_is_no_rule_of_its_own() -> None:
+    """A section's paragraphs become rules only when two or more carry a number
+    under the section's own: "2.5 inches" under "3 Movement" once is a sentence,
+    numbers under another section's are text, and a table's numbered rows stay
+    its rows."""
+    md = (
+        "# 3 Movement\n\nModels move in inches.\n\n"
+        "3.5 inches is the most a Slow model may move.\n\n"
+        "# 4 Shooting\n\nA model shoots once.\n\n"
+        "3.1 and 3.2 say how far a model moves before it shoots.\n\n"
+        "3.4 lets a Swift model run afterwards.\n\n"
+        "# 5 Weapons\n\n| No. | Weapon | Range |\n|---|---|---|\n"
+        "| 5.1 | Rifle | 24 |\n| 5.2 | Pistol | 12 |\n"
+    )
+    result = parse_file("rules.md", md.encode(), game="cards")
+    assert [u.rule_id for u in result.units] == ["movement", "shooting", "weapons"]
+    assert "3.5 inches" in result.units[0].text
+    assert "5.2 | Pistol | 12" in result.units[2].text  # a table's rows are no rules

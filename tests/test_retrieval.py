@@ -180,6 +180,32 @@ def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) 
     assert service.search("a unit walks 2.5 inches", game="club").hits[0].unit.rule_id != "2.5"
 
 
+def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
+    """A card game's "100.2a" finds that paragraph's rule, not 100.2; in a book
+    that letters no sub-rules, "3.2a" is its rule 3.2."""
+    service = club_service(
+        fake_settings,
+        tmp_path,
+        "# Rules\n\n## 100. General\n\n100.1. These rules apply to every game.\n\n"
+        "100.2. Each player needs a deck.\n\n100.2a A constructed deck holds sixty cards.\n\n"
+        "100.2b A limited deck holds forty cards.\n\n## 3.2 Charge\n\nA unit charges 2D6 inches.\n",
+    )
+    for question, expected in (
+        ("what does rule 100.2a say", "100.2a"),
+        ("is 100.2b about limited decks?", "100.2b"),
+        ("rule 100.2?", "100.2"),
+        ("what does 3.2a say", "3.2"),
+    ):
+        result = service.search(question, game="club")
+        assert (result.hits[0].unit.rule_id, result.relevance) == (expected, 1.0), question
+    assert [u.rule_id for u in service.find_rules("100", "club")][:4] == [
+        "100.1",
+        "100.2",
+        "100.2a",
+        "100.2b",
+    ]
+
+
 def test_a_chapter_number_named_as_one_finds_its_heading(fake_settings, tmp_path) -> None:
     """ "2. Morale" has a slug ID, but "rule 2" and "chapter 2" find it, first and
     relevant; a bare "2" (inches, dice) is no lookup."""
