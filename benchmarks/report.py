@@ -4,7 +4,7 @@
                                           test-fresh,cross-fresh2,long,long-odt,ember,ember-html,
                                           ember-print,ember-fresh,cross-fresh3,
                                           cross-fresh3-html,cinder,cinder-md,cinder-odt,
-                                          cinder-docx,cinder-weasyprint]
+                                          cinder-docx,cinder-weasyprint,cards,cards-txt]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
@@ -12,8 +12,8 @@ Each split's questions are asked through the real pipeline, on the corpus
 they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
 *cross*, the fresh sets, *long* in Markdown and ODT, the Ember book in three
-formats, the Cinder Reach book in five): nothing was fitted or chosen on
-them. The CPU model is printed with the latencies.
+formats, the Cinder Reach book in five, a card game's comprehensive rules
+as a PDF and as text): nothing was fitted or chosen on them. The CPU model is printed with the latencies.
 """
 
 from __future__ import annotations

@@ -85,7 +85,17 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   whose cells the browser centres in tall rows), a fifth PDF producer
   (2026-12-06); the reader was mended on probe files of WeasyPrint's
   footnotes, lists, columns and tall rows first, and on this file's tall
-  rows; nothing is fitted or chosen on the questions.
+  rows; nothing is fitted or chosen on the questions;
+- cards, cards-txt: "Hollowmere", a card game's comprehensive rules as
+  card games write them (25 numbered sections, 245 numbered paragraphs
+  such as "601.1a", examples, cross-references, a glossary), written on
+  2026-12-06 by a helper session with 40 questions (14 yes, 14 no, 6 open,
+  6 unanswerable near misses) before anything answered them, as plain text
+  and as a PDF set by ReportLab (``evals/corpora/hollowmere/build_pdf.py``).
+  The readers were taught numbered paragraphs that day, and mended on this
+  book's ingest (its keyword rules' lettered sub-rules, paragraphs set
+  closer than half a line apart) before any question was asked; nothing
+  is fitted or chosen on the questions.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -156,6 +166,13 @@ CORPORA: dict[str, Corpus] = {
         "Cinder Reach",
         (EVAL_CORPORA / "cinder-reach" / "cinder-reach-weasyprint.pdf",),
     ),
+    # a card game's comprehensive rules: numbered paragraphs, not headings
+    **{
+        f"hollowmere-{ext}": Corpus(
+            "hollowmere", "Hollowmere", (EVAL_CORPORA / "hollowmere" / f"hollowmere-cr.{ext}",)
+        )
+        for ext in ("pdf", "txt")
+    },
 }
 
 # split -> (dataset file, corpus it is answered from beside the seeds)
@@ -195,6 +212,8 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cinder-odt": (("cinder-reach.jsonl", "cinder-odt"),),
     "cinder-docx": (("cinder-reach.jsonl", "cinder-docx"),),
     "cinder-weasyprint": (("cinder-reach.jsonl", "cinder-weasyprint"),),
+    "cards": (("hollowmere.jsonl", "hollowmere-pdf"),),
+    "cards-txt": (("hollowmere.jsonl", "hollowmere-txt"),),
 }
 
 

@@ -48,14 +48,17 @@ from ruleslawyer.ingest.sources import slugify
 from ruleslawyer.ingest.units import ParseResult, build_unit
 from ruleslawyer.records import RuleUnit
 
-# "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting"
-_DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+)\.?\s*(?=[^\d.\s])")
+# "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting",
+# "100.2a Constructed" (a card game's lettered sub-rule)
+_DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?=[.\s]))?)\.?\s*(?=[^\d.\s])")
 # "3 Infantry", "3. Infantry", "Chapter 3: Infantry" (not "2D6 Checks": a space is required)
 _BARE = re.compile(r"^(?:(?:chapter|part|section)\s+)?(\d{1,3})[.:)]?\s+(?=[^\W\d])", re.I)
 # "100.1. These rules...", "100.2a In constructed play...", "5.1.3 The shard...":
-# a paragraph that opens with a rule number of its own (not a table row's
-# first cell, "3.1 | Walk | 6")
-_PARAGRAPH_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)\.?\s+(?=[^\s|])")
+# a paragraph that opens with a rule number of its own, then a sentence (not
+# "3.5 inches...", "1.5x damage", a table row's first cell "3.1 | Walk | 6")
+_PARAGRAPH_NUMBER = re.compile(
+    r"^(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)\.?\s+(?=[^\W\d_]|[\"'“‘(\[])(?![a-z])"
+)
 
 
 @dataclass(frozen=True)
@@ -201,14 +204,15 @@ def build_units(
     result.warnings.extend(outline.warnings)
     doc = "\n".join(b.text for b in outline.blocks)
     fixes = title_fixes or {}
-    titled = numbers_in_titles(b.text for b in outline.blocks if b.level > 0)
+    numbered, sections_of_rules = _numbered_paragraphs(outline.blocks)
+    # a heading with rules numbered under its number: the number is the section's
+    titled = numbers_in_titles(b.text for b in outline.blocks if b.level > 0) - sections_of_rules
     stack: list[_Section] = []
     sections: list[_Section] = []
     front = _Section(0, outline.title or title or file.rsplit(".", 1)[0], "", (), None)
     current = front
     pos = 0
-    numbered = _numbered_paragraphs(outline.blocks, titled)
-    heading = front  # the section a numbered paragraph belongs to
+    section_at: dict[int, _Section] = {}  # heading block -> its section
     for i, block in enumerate(outline.blocks):
         start, end = pos, pos + len(block.text)
         pos = end + 1
@@ -220,11 +224,12 @@ def build_units(
                 stack.pop()
             path = (*(s.title for s in stack), title)
             current = _Section(block.level, title, number, path, block.page, bare=bare)
-            heading = current
+            section_at[i] = current
             stack.append(current)
             sections.append(current)
         elif i in numbered:
-            number, skip = numbered[i]
+            number, skip, heading_block = numbered[i]
+            heading = section_at.get(heading_block, front)
             path = (*heading.path, heading.title)
             current = _Section(heading.level + 1, heading.title, number, path, block.page)
             sections.append(current)
@@ -269,30 +274,64 @@ def build_units(
 
 
 def _numbered_paragraphs(
-    blocks: list[Block], titled: Collection[str]
-) -> dict[int, tuple[str, int]]:
+    blocks: list[Block],
+) -> tuple[dict[int, tuple[str, int, int]], set[str]]:
     """The body blocks that are rules of their own (see the module docstring):
-    block index -> (its number, where its text starts after the number)."""
-    out: dict[int, tuple[str, int]] = {}
-    found: list[tuple[int, str, int]] = []
-    under = ""  # the number of the section the blocks are in ("100", "3.2")
+    block index -> (its number, where its text starts after the number, the
+    index of the heading it is numbered under); and the texts of those headings.
 
-    def close() -> None:
-        if len(found) >= 2:
-            out.update({i: (number, skip) for i, number, skip in found})
-        found.clear()
-
+    A paragraph's number must be under the number of one of the headings it
+    is in, the nearest such ("100.2", "100.2a" under "100"; "702.19a" under
+    "702.19"; "702.4" under "702" after a heading "702.3"), and no heading's
+    number elsewhere in the document (a contents list, or a cross-reference
+    opening a paragraph: "2.1 and 2.2 apply only..."). The paragraphs under
+    one heading count only as a run: two or more, each after the one before
+    in the book's order, or one lettered sub-rule of the heading's own number
+    ("601.4a" under "601.4 Steadfast").
+    """
+    headings = {i: split_heading(b.text) for i, b in enumerate(blocks) if b.level > 0}
+    heading_numbers = {number for number, _, _ in headings.values() if number}
+    runs: dict[int, list[tuple[int, str, int]]] = {}
+    open_headings: list[tuple[int, str, int]] = []  # (level, number, block index)
     for i, block in enumerate(blocks):
         if block.level > 0:
-            close()
-            number, bare, _ = split_heading(block.text, titled)
-            under = number or bare
+            number, bare, _ = headings[i]
+            while open_headings and open_headings[-1][0] >= block.level:
+                open_headings.pop()
+            open_headings.append((block.level, number or bare, i))
             continue
         m = _PARAGRAPH_NUMBER.match(block.text)
-        if under and m and m.group(1).startswith(under + "."):
-            found.append((i, m.group(1), m.end()))
-    close()
-    return out
+        if not m or m.group(1) in heading_numbers:
+            continue
+        number = m.group(1)
+        for _, under, heading in reversed(open_headings):
+            if under and _numbered_under(number, under):
+                runs.setdefault(heading, []).append((i, number, m.end()))
+                break
+    out: dict[int, tuple[str, int, int]] = {}
+    under_headings: set[str] = set()
+    for heading, run in runs.items():
+        number, bare, _ = headings[heading]
+        keys = [_number_key(n) for _, n, _ in run]
+        enough = len(run) >= 2 or run[0][1][:-1] == (number or bare)
+        if enough and all(a < b for a, b in itertools.pairwise(keys)):
+            out.update({i: (n, skip, heading) for i, n, skip in run})
+            under_headings.add(blocks[heading].text)
+    return out, under_headings
+
+
+def _numbered_under(number: str, under: str) -> bool:
+    """ "100.2" and "100.2a" are under "100"; "702.19a" is under "702.19"."""
+    return number.startswith(under + ".") or (number[:-1] == under and number[-1].isalpha())
+
+
+def _number_key(number: str) -> tuple[tuple[int, str], ...]:
+    """ "100.2" < "100.2a" < "100.2b" < "100.10": the order a rule number sorts in."""
+    parts = []
+    for part in number.split("."):
+        digits = part.rstrip("abcdefghijklmnopqrstuvwxyz")
+        parts.append((int(digits or 0), part[len(digits) :]))
+    return tuple(parts)
 
 
 def _with_page_breaks(section: _Section, unit: RuleUnit | None) -> RuleUnit | None:

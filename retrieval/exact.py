@@ -32,6 +32,9 @@ RULE_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)(
 # A bare number the question names as a rule or chapter ("rule 2", "chapter 3",
 # "§ 4"): a heading's number that is no rule ID (``RuleUnit.number``). Alone,
 # "2" is as likely inches or dice.
+_CAPITAL_LETTER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3})+)([A-Z])(?![A-Za-z])")
+# How many of the rules numbered under a number no rule has stand for it
+_UNDER = 3
 NAMED_BARE_NUMBER = re.compile(r"(?i)(?:\b(?:rule|section|chapter)\s*|§\s*)(\d{1,3})\b(?![.,]\d)")
 
 
@@ -91,17 +94,33 @@ class ExactIndex:
                 self.distinct_words.add(key)
         self.max_words = max((k.count(" ") + 1 for k in self.names), default=1)
 
+    def _numbered_under(self, number: str) -> list[int]:
+        """The first rules numbered under ``number`` when no rule has it: a
+        section whose text is all in its numbered paragraphs ("3.2" of 3.2.1 and
+        3.2.2, "100" of 100.1 and 100.1a) is found by its number all the same."""
+        under = [
+            (i, rule_id)
+            for rule_id, positions in self.by_number.items()
+            if rule_id.startswith(number + ".")
+            or (rule_id[:-1] == number and rule_id[-1].isalpha())
+            for i in positions
+        ]
+        return [i for i, _ in sorted(under)[:_UNDER]]
+
     def match(self, question: str) -> list[ExactMatch]:
         out: list[ExactMatch] = []
         seen: set[int] = set()
+        # "Rule 100.2A" as "100.2a": a player's capital is the book's letter
+        lettered = _CAPITAL_LETTER.sub(lambda m: m.group(1) + m.group(2).lower(), question)
         numbers = [
-            # "rule 3.2a" in a book that letters no sub-rules is its rule 3.2
+            # a lettered number the index lacks is its rule without the letter
+            # ("3.2a" in a book that letters no sub-rules is its rule 3.2)
             (n if n in self.by_number or not n[-1].isalpha() else n[:-1], self.by_number)
-            for n in RULE_NUMBER.findall(question)
+            for n in RULE_NUMBER.findall(lettered)
         ]
         numbers += [(n, self.by_bare_number) for n in NAMED_BARE_NUMBER.findall(question)]
         for num, table in numbers:
-            for i in table.get(num, []):
+            for i in table.get(num) or self._numbered_under(num):
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))
                     seen.add(i)

@@ -402,7 +402,13 @@ class RulesService:
             # under it, in book order.
             hits = [u for u in units if u.number == key]
             hits += sorted(
-                (u for u in units if u.rule_id.startswith(key + ".")),
+                (
+                    u
+                    for u in units
+                    # "601.4a" under "601.4": a card game's lettered sub-rules
+                    if u.rule_id.startswith(key + ".")
+                    or (u.rule_id[:-1] == key and u.rule_id[-1:].isalpha())
+                ),
                 key=lambda u: _numeric(u.rule_id),
             )
         if hits:

@@ -1950,3 +1950,50 @@ def test_a_number_opening_one_sentence_is_no_rule_of_its_own() -> None:
     assert [u.rule_id for u in result.units] == ["movement", "shooting", "weapons"]
     assert "3.5 inches" in result.units[0].text
     assert "5.2 | Pistol | 12" in result.units[2].text  # a table's rows are no rules
+
+
+def test_numbered_paragraphs_under_headings_that_number_them() -> None:
+    """A keyword's lettered sub-rules under its own heading ("702.19a" under
+    "702.19. Trample"), one alone too; a paragraph numbered under the section
+    after a subsection's heading ("702.4" after "702.3"); a heading's number
+    written without a dot ("100 General" beside "200 General") is the
+    section's once paragraphs are numbered under it; a contents list's lines
+    are no rules."""
+    md = (
+        "# Rules\n\n"
+        "This chapter covers:\n\n702.2 The state checks\n\n702.19 Trample\n\n"
+        "## 100 General\n\n100.1 These rules apply to every game.\n\n"
+        "100.2 Each player needs a deck.\n\n"
+        "## 200 General\n\n200.1 Cards have a name and a cost.\n\n"
+        "200.2 A card's cost is paid in Tide.\n\n"
+        "## 702. Keywords\n\n702.1. Keywords describe what they do.\n\n"
+        "### 702.2. The state checks\n\n702.2a A player with 0 Light loses.\n\n"
+        "702.2b A warden with Grit 0 is put into the Mire.\n\n"
+        "702.3. A warden with lethal damage stays until the next check.\n\n"
+        "### 702.18. Steadfast\n\n702.18a Attacking doesn't make this warden spent.\n\n"
+        "### 702.19. Trample\n\n702.19a Trample lets excess damage through.\n\n"
+        "702.19b Trample counts only lethal damage.\n"
+    )
+    result = parse_file("rules.md", md.encode(), game="cards")
+    got = {u.rule_id: (u.title, u.parent) for u in result.units}
+    assert list(got) == [
+        "rules",
+        "100.1",
+        "100.2",
+        "200.1",
+        "200.2",
+        "702.1",
+        "702.2a",
+        "702.2b",
+        "702.3",
+        "702.18a",
+        "702.19a",
+        "702.19b",
+    ]
+    assert got["100.1"] == ("General", "Rules > General")
+    assert got["200.2"] == ("General", "Rules > General")
+    assert got["702.3"] == ("Keywords", "Rules > Keywords")
+    assert got["702.19b"] == ("Trample", "Rules > Keywords > Trample")
+    front = result.units[0].text
+    assert "702.2 The state checks" in front and "702.19 Trample" in front  # the contents
+    assert not [w for w in result.warnings if "more than once" in w]

@@ -12,6 +12,7 @@ test is about.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from pathlib import Path
 
@@ -2663,3 +2664,36 @@ def test_a_list_of_two_bold_objectives_does_not_swallow_the_chapters_after_it() 
     assert ids[-4:] == ["movement", "shooting", "close-combat", "morale"]
     lines = _edge_rule_lines("review3-two-objectives")["setup"]
     assert "1. Hold the bridge" in lines and "2. Kill the enemy warlord" in lines
+
+
+def _full_line(start: str, end: str = ".") -> str:
+    """``start`` padded with words to run to the right margin, then ``end``."""
+    words = start.split()
+    pad = itertools.cycle(["and", "the", "same", "rule", "holds", "for", "each", "player"])
+    while stringWidth(" ".join(words) + end, BODY_FONT, BODY_SIZE) < 0.95 * TEXT_W:
+        words.append(next(pad))
+    return " ".join(words) + end
+
+
+def test_numbered_rule_paragraphs_set_close_are_paragraphs() -> None:
+    """Comprehensive rules set paragraph after paragraph with less than half a
+    line between them: a line opening with a rule number after a sentence's
+    end (a quotation's too) starts a paragraph, though the line before ran to
+    the margin; a number that only continues a wrapped sentence does not."""
+    b = Book(header="")
+    b.new_page()
+    b.heading("100. General", size=12)
+    lines = [
+        _full_line("100.1. These rules apply to every game of Hollowmere, and"),
+        _full_line("100.1a Each player starts with 20 Light, and a player at 0", end=' "loses."'),
+        _full_line("100.2. A deck holds at least forty cards, and"),
+        _full_line("A sentence that wraps onto a line opening with a number, see", end=" rule"),
+        "100.2. It stays in its paragraph.",
+    ]
+    for text in lines:
+        b._line(MARGIN, text, BODY_FONT, BODY_SIZE)
+        b.y -= LEADING
+    result = read_pdf(b.pdf())
+    got = [u.rule_id for u in result.units]
+    assert got == ["100.1", "100.1a", "100.2"], got
+    assert "rule 100.2. It stays" in " ".join(result.units[-1].text.split())

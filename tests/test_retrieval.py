@@ -181,20 +181,27 @@ def test_a_dotted_rule_number_of_any_depth_is_a_lookup(fake_settings, tmp_path) 
 
 
 def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
-    """A card game's "100.2a" finds that paragraph's rule, not 100.2; in a book
-    that letters no sub-rules, "3.2a" is its rule 3.2."""
+    """A card game's "100.2a" (or "100.2A") finds that paragraph's rule, not
+    100.2; "3.2a" is rule 3.2 where no 3.2a is printed; a section whose text
+    is all in its numbered paragraphs is found by its number."""
     service = club_service(
         fake_settings,
         tmp_path,
         "# Rules\n\n## 100. General\n\n100.1. These rules apply to every game.\n\n"
         "100.2. Each player needs a deck.\n\n100.2a A constructed deck holds sixty cards.\n\n"
-        "100.2b A limited deck holds forty cards.\n\n## 3.2 Charge\n\nA unit charges 2D6 inches.\n",
+        "100.2b A limited deck holds forty cards.\n\n## 3.2 Charge\n\nA unit charges 2D6 inches.\n\n"
+        "## 4.1 Morale\n\n4.1.1 A unit that loses half its models tests.\n\n"
+        "4.1.2 A unit that fails flees.\n",
     )
     for question, expected in (
         ("what does rule 100.2a say", "100.2a"),
         ("is 100.2b about limited decks?", "100.2b"),
+        ("Rule 100.2B?", "100.2b"),
         ("rule 100.2?", "100.2"),
         ("what does 3.2a say", "3.2"),
+        # a section whose text is all in its numbered paragraphs, by its number
+        ("what does rule 4.1 say", "4.1.1"),
+        ("what does rule 100 say", "100.1"),
     ):
         result = service.search(question, game="club")
         assert (result.hits[0].unit.rule_id, result.relevance) == (expected, 1.0), question

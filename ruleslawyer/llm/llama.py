@@ -496,13 +496,14 @@ class _GreedyGrammarSampler:
         self._one[0].logit = float(logits[token])
         self._one[0].p = 0.0
         self._apply(self._one, 1)
-        if not math.isfinite(self._one[0].logit):
+        # the grammar refuses a token by setting its logit to -inf
+        if self._one[0].logit == -math.inf:
             self.vocabulary_passes += 1
             self._view["logit"] = logits
             self._view["p"] = 0.0
             self._apply(self._all, self._n_vocab)
             token = int(self._view["logit"].argmax())
-            if not math.isfinite(float(self._view["logit"][token])):
+            if float(self._view["logit"][token]) == -math.inf:
                 raise ModelError("the grammar allows no next token")
         llama_cpp.llama_sampler_accept(self._sampler, token)
         return token

@@ -15,6 +15,7 @@ paragraphs whose first ends at the margin read as one.
 from __future__ import annotations
 
 import itertools
+import re
 import statistics
 
 from ruleslawyer.ingest.formats.pdf.lines import (
@@ -25,6 +26,10 @@ from ruleslawyer.ingest.formats.pdf.lines import (
     _Page,
     _short,
 )
+
+# A line opening with a rule number and a capitalised word ("100.2. To play",
+# "702.19a Trample"): after a sentence's end, a numbered rule's first line
+_NUMBERED_RULE = re.compile(r"^\d{1,3}(?:\.\d{1,3})+[a-z]?\.?\s+[A-Z\"“‘(]")
 
 
 def _join_lines(lines: list[_Line]) -> str:
@@ -106,6 +111,11 @@ def _starts_block(
         return _ends_sentence(prev.text, marks) or _short(prev, margins, right)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
+    if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text.rstrip("\"”’')]"), marks):
+        # "100.2. To play, each player...": comprehensive rules number each
+        # paragraph, and set them closer than a half line apart (the one
+        # before may end in a quotation: '...gets N Drowned counters."')
+        return True
     margin = margins.get(ln.column, ln.x0)
     hanging = (  # a list item's next line, set under its text, not its marker
         bool(_LIST_ITEM.match(prev.text))
