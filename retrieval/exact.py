@@ -120,7 +120,13 @@ class ExactIndex:
         ]
         numbers += [(n, self.by_bare_number) for n in NAMED_BARE_NUMBER.findall(question)]
         for num, table in numbers:
-            for i in table.get(num) or self._numbered_under(num):
+            # Only a number named as a rule stands for the rules under it: "a
+            # unit walks 2.5 inches" is no lookup of 2.5.1 where no 2.5 is printed.
+            named = table is self.by_bare_number or re.search(
+                rf"(?i)(?:\b(?:rule|section|chapter)s?\s*|§\s*){re.escape(num)}(?![\d.]\d)",
+                lettered,
+            )
+            for i in table.get(num) or (self._numbered_under(num) if named else []):
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))
                     seen.add(i)

@@ -205,6 +205,9 @@ def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
     ):
         result = service.search(question, game="club")
         assert (result.hits[0].unit.rule_id, result.relevance) == (expected, 1.0), question
+    # unnamed, a number no rule has is no lookup of the rules under it
+    hits = service.search("a charging unit moves 4.1 inches further", game="club").hits
+    assert not any("exact" in h.why for h in hits if h.unit.rule_id.startswith("4.1."))
     assert [u.rule_id for u in service.find_rules("100", "club")][:4] == [
         "100.1",
         "100.2",
