@@ -20,14 +20,14 @@ of them agree on what a rule is:
   ("infantry/combat/line-of-sight"): stable across re-ingests and across
   formats of the same book, and unique within the book;
 - text before the first heading is one unit named after the document;
-- a numbered section whose paragraphs carry numbers of their own under its
-  number ("100. General", then "100.1. These rules apply...", "100.2a In
+- a paragraph that opens with a rule number under its section's number
+  ("100. General", then "100.1. These rules apply...", "100.2a In
   constructed play...", as comprehensive rules for card games are written)
-  gives one unit per numbered paragraph, its ID the paragraph's number
-  (what players cite), titled and breadcrumbed by the section; unnumbered
-  paragraphs after one (an "Example:") stay with it. Two such paragraphs
-  at least, and each number must extend the section's own: a sentence
-  that opens with "2.5 inches" under "3 Movement" is no rule.
+  is a unit of its own, its ID the paragraph's number (what players cite),
+  titled and breadcrumbed by the section; unnumbered paragraphs after one
+  (an "Example:") stay with it. Only a run counts, in the book's order
+  (``_numbered_paragraphs``): a sentence that opens with "2.5 inches" under
+  "3 Movement", a contents list, a reference, a table's row stay text.
 
 Trade-off: the unit is the smallest headed section. A long section with
 no subheadings stays one unit; retrieval embeds sentence windows of long
@@ -53,6 +53,7 @@ from ruleslawyer.records import RuleUnit
 _DOTTED = re.compile(r"^(?:§\s*)?(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?=[.\s]))?)\.?\s*(?=[^\d.\s])")
 # "3 Infantry", "3. Infantry", "Chapter 3: Infantry" (not "2D6 Checks": a space is required)
 _BARE = re.compile(r"^(?:(?:chapter|part|section)\s+)?(\d{1,3})[.:)]?\s+(?=[^\W\d])", re.I)
+_SENTENCE_ENDS = (".", "!", "?", ":", '"', "”", "’", ")")
 # "100.1. These rules...", "100.2a In constructed play...", "5.1.3 The shard...":
 # a paragraph that opens with a rule number of its own, then a sentence (not
 # "3.5 inches...", "1.5x damage", a table row's first cell "3.1 | Walk | 6")
@@ -202,18 +203,22 @@ def build_units(
         return result
     result = ParseResult(parser=parser, dropped=dict(outline.dropped), pages=outline.pages)
     result.warnings.extend(outline.warnings)
-    doc = "\n".join(b.text for b in outline.blocks)
+    # one rule a line ("100.1. ...\n100.2. ..." in one paragraph: typed text,
+    # a web page's <br>s, Markdown's soft breaks) as the paragraphs they are;
+    # the document's text is the same, since blocks are joined by line breaks
+    blocks = _numbered_lines_apart(outline.blocks)
+    doc = "\n".join(b.text for b in blocks)
     fixes = title_fixes or {}
-    numbered, sections_of_rules = _numbered_paragraphs(outline.blocks)
+    numbered, sections_of_rules = _numbered_paragraphs(blocks)
     # a heading with rules numbered under its number: the number is the section's
-    titled = numbers_in_titles(b.text for b in outline.blocks if b.level > 0) - sections_of_rules
+    titled = numbers_in_titles(b.text for b in blocks if b.level > 0) - sections_of_rules
     stack: list[_Section] = []
     sections: list[_Section] = []
     front = _Section(0, outline.title or title or file.rsplit(".", 1)[0], "", (), None)
     current = front
     pos = 0
     section_at: dict[int, _Section] = {}  # heading block -> its section
-    for i, block in enumerate(outline.blocks):
+    for i, block in enumerate(blocks):
         start, end = pos, pos + len(block.text)
         pos = end + 1
         if block.level > 0:
@@ -308,6 +313,8 @@ def _numbered_paragraphs(
             if under and _numbered_under(number, under):
                 runs.setdefault(heading, []).append((i, number, m.end()))
                 break
+            if under and _number_key(number) <= _number_key(under):
+                break  # "3.2.1" after a heading "3.3": text, not a rule out of order
     out: dict[int, tuple[str, int, int]] = {}
     under_headings: set[str] = set()
     for heading, run in runs.items():
@@ -318,6 +325,34 @@ def _numbered_paragraphs(
             out.update({i: (n, skip, heading) for i, n, skip in run})
             under_headings.add(blocks[heading].text)
     return out, under_headings
+
+
+def opens_numbered_rule(line: str, before: str) -> bool:
+    """Does ``line``, after ``before`` (the text up to it), open a numbered rule
+    of its own: a rule number and a sentence after a sentence's end ("...all
+    games." then "100.2. Each player...")? For readers that join a
+    paragraph's lines (typed text, Markdown's soft breaks), so one rule a line
+    stays one rule a block."""
+    return bool(_PARAGRAPH_NUMBER.match(line)) and before.rstrip().endswith(_SENTENCE_ENDS)
+
+
+def _numbered_lines_apart(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with a body block cut before each of its lines (after the
+    first) that opens with a rule number and a sentence."""
+    out: list[Block] = []
+    for block in blocks:
+        lines = block.text.split("\n")
+        if block.level or len(lines) < 2 or not any(_PARAGRAPH_NUMBER.match(x) for x in lines[1:]):
+            out.append(block)
+            continue
+        piece: list[str] = []
+        for line in lines:
+            if piece and _PARAGRAPH_NUMBER.match(line):
+                out.append(replace(block, text="\n".join(piece)))
+                piece = []
+            piece.append(line)
+        out.append(replace(block, text="\n".join(piece)))
+    return out
 
 
 def _numbered_under(number: str, under: str) -> bool:

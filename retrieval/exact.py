@@ -58,6 +58,7 @@ class ExactIndex:
     def __init__(self, units: Sequence[RuleUnit]) -> None:
         self.by_number: dict[str, list[int]] = {}
         self.by_bare_number: dict[str, list[int]] = {}
+        self.games = [u.game for u in units]
         self.bracketed: set[str] = set()
         names: dict[str, set[int]] = {}
         for i, u in enumerate(units):
@@ -94,20 +95,24 @@ class ExactIndex:
                 self.distinct_words.add(key)
         self.max_words = max((k.count(" ") + 1 for k in self.names), default=1)
 
-    def _numbered_under(self, number: str) -> list[int]:
-        """The first rules numbered under ``number`` when no rule has it: a
-        section whose text is all in its numbered paragraphs ("3.2" of 3.2.1 and
-        3.2.2, "100" of 100.1 and 100.1a) is found by its number all the same."""
+    def numbered_under(self, number: str, game: str | None = None) -> list[int]:
+        """The first rules of ``game`` (of any game: None) numbered under
+        ``number``: a section whose text is all in its numbered paragraphs ("3.2"
+        of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a) is found by its number."""
         under = [
-            (i, rule_id)
+            i
             for rule_id, positions in self.by_number.items()
             if rule_id.startswith(number + ".")
             or (rule_id[:-1] == number and rule_id[-1].isalpha())
             for i in positions
+            if game is None or self.games[i] == game
         ]
-        return [i for i, _ in sorted(under)[:_UNDER]]
+        return sorted(under)[:_UNDER]
 
-    def match(self, question: str) -> list[ExactMatch]:
+    def match(self, question: str, game: str | None = None) -> list[ExactMatch]:
+        """The rules ``question`` names by number or by name; with ``game``, a
+        number is looked up in that game's rules (the rules under a number no
+        rule of it has come from it alone)."""
         out: list[ExactMatch] = []
         seen: set[int] = set()
         # "Rule 100.2A" as "100.2a": a player's capital is the book's letter
@@ -120,13 +125,19 @@ class ExactIndex:
         ]
         numbers += [(n, self.by_bare_number) for n in NAMED_BARE_NUMBER.findall(question)]
         for num, table in numbers:
-            # Only a number named as a rule stands for the rules under it: "a
-            # unit walks 2.5 inches" is no lookup of 2.5.1 where no 2.5 is printed.
+            found = list(table.get(num, ()))
+            in_game = [i for i in found if game is None or self.games[i] == game]
+            # Only a number named as a rule, or asked about alone ("what does 3.2
+            # say?"), stands for the rules under it: "a unit walks 2.5 inches"
+            # is no lookup of 2.5.1 where no 2.5 is printed.
             named = table is self.by_bare_number or re.search(
                 rf"(?i)(?:\b(?:rule|section|chapter)s?\s*|§\s*){re.escape(num)}(?![\d.]\d)",
                 lettered,
             )
-            for i in table.get(num) or (self._numbered_under(num) if named else []):
+            alone = len(re.findall(r"[^\W\d_]+", lettered.replace(num, " "))) <= 3
+            if not in_game and (named or alone):
+                found += self.numbered_under(num, game)
+            for i in found:
                 if i not in seen:
                     out.append(ExactMatch(i, True, num, number=True))
                     seen.add(i)

@@ -257,7 +257,7 @@ class HybridRetriever:
                     f"the question names {', '.join(others)}, but {game} was chosen: "
                     f"answered from {game}'s rules (choose {others[0]}, or Auto, for its)"
                 )
-        matches = self.exact.match(query) if "exact" in use else []
+        matches = self.exact.match(query, game) if "exact" in use else []
         # A rule the question names outright is evidence of its game.
         named: dict[str, float] = {}
         for m in matches:
@@ -355,6 +355,8 @@ class HybridRetriever:
                 sig.given_game is None or self.units[i].game == sig.given_game
                 for i in self.exact.by_number.get(n, ())
             )
+            # a section whose text is all in the rules numbered under it
+            and not self.exact.numbered_under(n, sig.given_game)
         )
 
     def _by_sentence(self, sig: Signals, ranked: _Ranked, t: Tuning) -> list[tuple[int, float]]:

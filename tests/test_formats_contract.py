@@ -1997,3 +1997,51 @@ def test_numbered_paragraphs_under_headings_that_number_them() -> None:
     front = result.units[0].text
     assert "702.2 The state checks" in front and "702.19 Trample" in front  # the contents
     assert not [w for w in result.warnings if "more than once" in w]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "rules.txt",
+            "Rules\n\n100. General\n\n100.1. These rules apply to all games.\n"
+            "100.2. Each player needs a deck.\n100.2a A deck holds forty cards.\n\n"
+            "101. Players\n\n101.1. The active player acts first.\n\n"
+            "102. Turns\n\n102.1. A turn has three steps.\n",
+        ),
+        (
+            "rules.md",
+            "# Rules\n\n## 100. General\n\n100.1. These rules apply to all games.\n"
+            "100.2. Each player needs a deck.\n100.2a A deck holds forty cards.\n",
+        ),
+        (
+            "rules.html",
+            "<html><body><h1>Rules</h1><h2>100. General</h2><p>100.1. These rules apply to "
+            "all games.<br>100.2. Each player needs a deck.<br>100.2a A deck holds forty "
+            "cards.</p></body></html>",
+        ),
+    ],
+)
+def test_one_numbered_rule_a_line_is_one_rule_a_unit(name: str, text: str) -> None:
+    """Rules typed one a line with no blank line between (text, Markdown's
+    soft breaks, a page's <br>s) are rules of their own too; a number that
+    only continues a wrapped sentence stays in it."""
+    result = parse_file(name, text.encode(), game="cards")
+    got = {u.rule_id: u.text for u in result.units if u.rule_id.startswith("100.")}
+    assert got == {
+        "100.1": "These rules apply to all games.",
+        "100.2": "Each player needs a deck.",
+        "100.2a": "A deck holds forty cards.",
+    }
+
+
+def test_a_rule_number_before_a_later_headings_is_text() -> None:
+    """ "3.2.1" under "3.3 Shooting" (after "3.2 Charging") sorts before its
+    heading: a reference, not a rule of the chapter out of order."""
+    md = (
+        "# 3 Combat\n\n## 3.2 Charging\n\nUnits charge.\n\n## 3.3 Shooting\n\n"
+        "Units shoot.\n\n3.2.1 Applies also here. See above.\n\n3.2.2 Also applies.\n"
+    )
+    result = parse_file("rules.md", md.encode(), game="cards")
+    assert [u.rule_id for u in result.units] == ["3.2", "3.3"]
+    assert "3.2.2 Also applies." in result.units[1].text

@@ -208,6 +208,15 @@ def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
     # unnamed, a number no rule has is no lookup of the rules under it
     hits = service.search("a charging unit moves 4.1 inches further", game="club").hits
     assert not any("exact" in h.why for h in hits if h.unit.rule_id.startswith("4.1."))
+    asked = service.search("what does 4.1 say?", game="club")  # asked about alone
+    assert (asked.hits[0].unit.rule_id, asked.relevance) == ("4.1.1", 1.0)
+    assert not [w for w in asked.warnings if "no rule" in w.lower()]
+    # another game's rule 4.1 does not hide this game's rules under 4.1
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\n## 4.1 Foo\n\nFoo text.\n", encoding="utf-8")
+    service.ingest([other], game="other")
+    result = service.search("what does rule 4.1 say", game="club")
+    assert (result.hits[0].unit.rule_id, result.hits[0].unit.game) == ("4.1.1", "club")
     assert [u.rule_id for u in service.find_rules("100", "club")][:4] == [
         "100.1",
         "100.2",

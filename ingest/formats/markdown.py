@@ -74,7 +74,7 @@ from urllib.parse import unquote
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.formats.html import contents as html_contents
-from ruleslawyer.ingest.outline import Block, Outline, build_units
+from ruleslawyer.ingest.outline import Block, Outline, build_units, opens_numbered_rule
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.typeset import HEADING_WORDS, MAX_LEVEL, Line, typeset_headings
 from ruleslawyer.ingest.units import ParseResult
@@ -223,11 +223,15 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
     """Plain text of an inline token: what the words say, without the markup;
     with ``lines``, a line break in the source stays one."""
     out: list[str] = []
-    for child in token.children or []:
+    kids = token.children or []
+    for n, child in enumerate(kids):
         if child.type in ("text", "code_inline"):
             out.append(child.content)
         elif child.type == "softbreak":
-            out.append("\n" if lines else " ")
+            after = kids[n + 1].content if n + 1 < len(kids) else ""
+            # one numbered rule a line stays one a line ("100.1. ...\n100.2. ...")
+            apart = lines or opens_numbered_rule(after, "".join(out))
+            out.append("\n" if apart else " ")
         elif child.type == "hardbreak" or (
             child.type == "html_inline" and _BR.match(child.content)
         ):

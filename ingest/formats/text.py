@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.outline import Block, Outline, build_units
+from ruleslawyer.ingest.outline import Block, Outline, build_units, opens_numbered_rule
 from ruleslawyer.ingest.parse import parse_rulebook
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
@@ -114,6 +114,8 @@ def heading_lines(text: str) -> Outline | None:
             flush()
             blocks.append(Block(" ".join(line.split()), level))
         elif line.strip():
+            if para and opens_numbered_rule(line.strip(), para[-1]):
+                flush()  # one numbered rule a line, with no blank line between
             para.append(line.strip())
         else:
             flush()
