@@ -1972,7 +1972,8 @@ def test_numbered_paragraphs_under_headings_that_number_them() -> None:
         "702.3. A warden with lethal damage stays until the next check.\n\n"
         "### 702.18. Steadfast\n\n702.18a Attacking doesn't make this warden spent.\n\n"
         "### 702.19. Trample\n\n702.19a Trample lets excess damage through.\n\n"
-        "702.19b Trample counts only lethal damage.\n"
+        "702.19b Trample counts only lethal damage.\n\n"
+        "### 702.20a. Ward, in brief\n\nWard taxes a rival's targeting.\n"
     )
     result = parse_file("rules.md", md.encode(), game="cards")
     got = {u.rule_id: (u.title, u.parent) for u in result.units}
@@ -1989,11 +1990,13 @@ def test_numbered_paragraphs_under_headings_that_number_them() -> None:
         "702.18a",
         "702.19a",
         "702.19b",
+        "702.20a",  # a heading's lettered number keeps its letter
     ]
     assert got["100.1"] == ("General", "Rules > General")
     assert got["200.2"] == ("General", "Rules > General")
     assert got["702.3"] == ("Keywords", "Rules > Keywords")
     assert got["702.19b"] == ("Trample", "Rules > Keywords > Trample")
+    assert got["702.20a"] == ("Ward, in brief", "Rules > Keywords")
     front = result.units[0].text
     assert "702.2 The state checks" in front and "702.19 Trample" in front  # the contents
     assert not [w for w in result.warnings if "more than once" in w]

@@ -210,7 +210,9 @@ def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
     assert not any("exact" in h.why for h in hits if h.unit.rule_id.startswith("4.1."))
     asked = service.search("what does 4.1 say?", game="club")  # asked about alone
     assert (asked.hits[0].unit.rule_id, asked.relevance) == ("4.1.1", 1.0)
-    assert not [w for w in asked.warnings if "no rule" in w.lower()]
+    # named, it is no rule the book lacks ("There is no rule 4.1")
+    assert service.search("what does rule 4.1 say?", game="club").missing_numbers == ()
+    assert service.search("what does rule 4.7 say?", game="club").missing_numbers == ("4.7",)
     # another game's rule 4.1 does not hide this game's rules under 4.1
     other = tmp_path / "other.md"
     other.write_text("# Other\n\n## 4.1 Foo\n\nFoo text.\n", encoding="utf-8")
