@@ -1440,3 +1440,20 @@ def test_a_hash_sign_link_is_text_unless_it_is_a_permalink() -> None:
 </body></html>"""
     (unit,) = parse_file("p.html", page.encode(), game="x").units
     assert unit.text.split("\n") == ["# | Player", "1 | Ann", "Use # for a tag.", "Cover counts"]
+
+
+def test_a_list_styled_without_markers_reads_without_them() -> None:
+    """ "list-style: none" shows no number or bullet: a rules page that numbers
+    its items itself ("101.1. The active player...") reads as its rules."""
+    page = (
+        "<html><head><style>.plain { list-style-type: none }</style></head><body>"
+        "<h1>Rules</h1><h2>101. Players</h2>"
+        '<ol style="list-style: none"><li>101.1. The active player acts first.</li>'
+        "<li>101.2. The other player waits.</li></ol>"
+        '<h2>102. Turns</h2><ul class="plain"><li>Untap.</li><li>Draw.</li></ul></body></html>'
+    )
+    result = parse_file("rules.html", page.encode(), game="x")
+    got = {u.rule_id: u.text for u in result.units}
+    assert got["101.1"] == "The active player acts first."
+    assert got["101.2"] == "The other player waits."
+    assert got["rules/turns"] == "Untap.\nDraw."

@@ -21,7 +21,7 @@ from typing import Any
 # (Sphinx's pages number by them from a style sheet of their own, not in the page)
 _CSS_LIST_KINDS = {
     "decimal": "1", "lower-alpha": "a", "lower-latin": "a", "upper-alpha": "A",
-    "upper-latin": "A", "lower-roman": "i", "upper-roman": "I",
+    "upper-latin": "A", "lower-roman": "i", "upper-roman": "I", "none": "none",
 }  # fmt: skip
 _DOCUTILS_LIST_KINDS = {
     "arabic": "1", "loweralpha": "a", "upperalpha": "A", "lowerroman": "i", "upperroman": "I"
@@ -101,7 +101,9 @@ def _list_styles(soup: Any) -> dict[str, ListStyle]:
                 continue
             for selector in selectors.split(","):
                 name = _styled_list_class(selector)
-                if name is not None:
+                # "list-style-type: none" hides the browser's marker, not one the
+                # page draws itself (Google Docs: a counter in li:before)
+                if name is not None and not (style[0] == "none" and name in styles):
                     styles[name] = style
     return styles
 

@@ -315,8 +315,13 @@ class _Walker:
         kind, prefix, suffix = _list_style(el, self.list_styles)
         for li in el.find_all("li", recursive=False):
             number = _html_int(li.get("value"), number) if ordered else number
-            label = f"{prefix}{list_number(number, kind)}{suffix}"
-            marker = "  " * depth + (f"{label} " if ordered else "- ")
+            if kind == "none":
+                # "list-style: none": no marker shows (a rules page numbering its
+                # items itself, "101.1. The active player...", sets it)
+                marker = "  " * depth
+            else:
+                label = f"{prefix}{list_number(number, kind)}{suffix}"
+                marker = "  " * depth + (f"{label} " if ordered else "- ")
             number += 1
             if self._opens_section(li):
                 # an item opening with a heading (a Notion toggle list's
