@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 
 from ruleslawyer.ingest.sources import slugify
 from ruleslawyer.ingest.units import ParseResult, build_unit
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import RuleUnit, numbered_under
 
 # "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting",
 # "100.2a Constructed" (a card game's lettered sub-rule)
@@ -310,7 +310,7 @@ def _numbered_paragraphs(
             continue
         number = m.group(1)
         for _, under, heading in reversed(open_headings):
-            if under and _numbered_under(number, under):
+            if under and numbered_under(number, under):
                 runs.setdefault(heading, []).append((i, number, m.end()))
                 break
             if under and _number_key(number) <= _number_key(under):
@@ -353,11 +353,6 @@ def _numbered_lines_apart(blocks: list[Block]) -> list[Block]:
             piece.append(line)
         out.append(replace(block, text="\n".join(piece)))
     return out
-
-
-def _numbered_under(number: str, under: str) -> bool:
-    """ "100.2" and "100.2a" are under "100"; "702.19a" is under "702.19"."""
-    return number.startswith(under + ".") or (number[:-1] == under and number[-1].isalpha())
 
 
 def _number_key(number: str) -> tuple[tuple[int, str], ...]:

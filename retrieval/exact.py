@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ruleslawyer.ingest.normalize import normalize
-from ruleslawyer.records import RuleUnit
+from ruleslawyer.records import RuleUnit, numbered_under
 
 # A printed rule number: "24.21", "3.2", "10.5.1", "100.2a" (a card game's
 # comprehensive rules letter their sub-rules). Only numbers some rule of the
@@ -102,8 +102,7 @@ class ExactIndex:
         under = [
             i
             for rule_id, positions in self.by_number.items()
-            if rule_id.startswith(number + ".")
-            or (rule_id[:-1] == number and rule_id[-1].isalpha())
+            if numbered_under(rule_id, number)
             for i in positions
             if game is None or self.games[i] == game
         ]

@@ -59,6 +59,12 @@ def verdict_words(verdict: str, source: str = "") -> str:
     }.get(verdict, "Answer")
 
 
+def numbered_under(rule_id: str, number: str) -> bool:
+    """Is ``rule_id`` numbered under ``number``: "100.2" and "100.2a" under
+    "100", "702.19a" under "702.19" (a card game's lettered sub-rule)?"""
+    return rule_id.startswith(number + ".") or (rule_id[:-1] == number and rule_id[-1:].isalpha())
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """One game the index knows: its slug and what the manifests say about it.

@@ -33,7 +33,7 @@ from ruleslawyer.ingest.sources import (
     safe_name,
 )
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
-from ruleslawyer.records import GameInfo, RuleUnit, SearchResult
+from ruleslawyer.records import GameInfo, RuleUnit, SearchResult, numbered_under
 from ruleslawyer.settings import Settings
 
 _UNSET: Any = object()
@@ -402,13 +402,8 @@ class RulesService:
             # under it, in book order.
             hits = [u for u in units if u.number == key]
             hits += sorted(
-                (
-                    u
-                    for u in units
-                    # "601.4a" under "601.4": a card game's lettered sub-rules
-                    if u.rule_id.startswith(key + ".")
-                    or (u.rule_id[:-1] == key and u.rule_id[-1:].isalpha())
-                ),
+                # "601.4a" under "601.4" too: a card game's lettered sub-rules
+                (u for u in units if numbered_under(u.rule_id, key)),
                 key=lambda u: _numeric(u.rule_id),
             )
         if hits:
