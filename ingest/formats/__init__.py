@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 from ruleslawyer.errors import InputError
+from ruleslawyer.ingest.outline import Outline, build_units
 from ruleslawyer.ingest.units import ParseResult
 
 
@@ -39,6 +40,17 @@ class ReadRequest:
     title: str = ""  # the rulebook's title from the manifest
     title_fixes: dict[str, str] = field(default_factory=dict)
     encoding: str | None = None  # for text formats; None = UTF-8 (BOM allowed)
+
+    def units(self, outline: Outline, parser: str) -> ParseResult:
+        """The rule units of a structured reader's ``outline`` of this file."""
+        return build_units(
+            outline,
+            file=self.name,
+            game=self.game,
+            parser=parser,
+            title_fixes=self.title_fixes,
+            title=self.title,
+        )
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from urllib.parse import unquote
 
 from ruleslawyer.ingest.formats import Format, ReadRequest, html
 from ruleslawyer.ingest.formats.html import contents as html_contents
-from ruleslawyer.ingest.outline import Block, Outline, build_units, opens_numbered_rule
+from ruleslawyer.ingest.outline import Block, Outline, opens_numbered_rule
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.typeset import HEADING_WORDS, MAX_LEVEL, Line, typeset_headings
 from ruleslawyer.ingest.units import ParseResult
@@ -815,14 +815,7 @@ def _place_footnotes(
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     text = decode_rulebook(data, request.name, request.encoding)
     outline = outline_of(text)
-    result = build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser="markdown",
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    result = request.units(outline, "markdown")
     # A rule number used twice (an erratum pasted under the old rule, a copied
     # section) is made unique as "4.3-2": said, since a player citing "4.3"
     # gets the first and may never learn the second exists.

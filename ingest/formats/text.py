@@ -22,7 +22,7 @@ import re
 from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.outline import Block, Outline, build_units, opens_numbered_rule
+from ruleslawyer.ingest.outline import Block, Outline, opens_numbered_rule
 from ruleslawyer.ingest.parse import parse_rulebook
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
@@ -51,14 +51,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         if outline is not None and (
             result.parser == "plain" or _numbered_headings(outline) >= MIN_HEADING_LINES
         ):
-            return build_units(
-                outline,
-                file=request.name,
-                game=request.game,
-                parser="heading lines",
-                title_fixes=request.title_fixes,
-                title=request.title,
-            )
+            return request.units(outline, "heading lines")
     gaps = result.uncovered(text)
     if gaps:
         result.warnings.append(

@@ -105,7 +105,7 @@ from ruleslawyer.ingest.formats.html.headings import _bold_headings, _number_off
 from ruleslawyer.ingest.formats.html.lists import _html_int, _list_styles, list_number
 from ruleslawyer.ingest.formats.html.notes import _place_footnotes
 from ruleslawyer.ingest.formats.html.walker import _Walker
-from ruleslawyer.ingest.outline import Outline, build_units
+from ruleslawyer.ingest.outline import Outline
 from ruleslawyer.ingest.units import ParseResult
 
 # What the format registry and the Word, OpenDocument, Markdown and PDF
@@ -206,14 +206,7 @@ def read_document(
     if not outline.blocks:
         raise RulebookError(f"{request.name}: no text in the document")
     outline.title = outline.title or title
-    return build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser=parser,
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    return request.units(outline, parser)
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
@@ -224,14 +217,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         raise RulebookError(
             f"{request.name}: no text in the page (only navigation, scripts or styles)"
         )
-    return build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser="html",
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    return request.units(outline, "html")
 
 
 FORMAT = Format(

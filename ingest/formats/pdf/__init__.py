@@ -169,7 +169,7 @@ from ruleslawyer.ingest.formats.pdf.tables import (
     _ruled_tables,
     _tables,
 )
-from ruleslawyer.ingest.outline import Block, Outline, build_units, nest_by_number, split_number
+from ruleslawyer.ingest.outline import Block, Outline, nest_by_number, split_number
 from ruleslawyer.ingest.units import ParseResult, tidy_title
 
 
@@ -362,14 +362,7 @@ def outline_of(data: bytes, name: str) -> Outline:
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:
     outline = outline_of(data, request.name)
-    return build_units(
-        outline,
-        file=request.name,
-        game=request.game,
-        parser="pdf",
-        title_fixes=request.title_fixes,
-        title=request.title,
-    )
+    return request.units(outline, "pdf")
 
 
 FORMAT = Format(
