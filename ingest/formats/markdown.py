@@ -229,8 +229,9 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
             out.append(child.content)
         elif child.type == "softbreak":
             after = kids[n + 1].content if n + 1 < len(kids) else ""
-            # one numbered rule a line stays one a line ("100.1. ...\n100.2. ...")
-            apart = lines or opens_numbered_rule(after, "".join(out))
+            # one numbered rule a line stays one a line ("100.1. ...\n100.2. ...");
+            # the text so far is joined only for a line that opens with a digit
+            apart = lines or (after[:1].isdigit() and opens_numbered_rule(after, "".join(out)))
             out.append("\n" if apart else " ")
         elif child.type == "hardbreak" or (
             child.type == "html_inline" and _BR.match(child.content)
