@@ -386,17 +386,20 @@ def test_a_markdown_footnote_goes_with_the_rule_that_refers_to_it() -> None:
 
 def test_markdown_heading_attributes_are_not_part_of_the_title() -> None:
     """Pandoc, kramdown, MkDocs and Hugo put a heading's id and classes after it in
-    braces; they made the title "Running {.rule #running}" and the ID
-    "movement-movement/running-rule-running". A title that only ends in braces stays."""
+    braces (kramdown and Python-Markdown after a colon, "{: #jump }"); they made the
+    title "Running {.rule #running}" and the ID "movement-movement/running-rule-running".
+    A title that only ends in braces stays."""
     md = (
         '# Movement {#movement}\n\n## Running {.rule #running data-x="a b"}\n\nRun double.\n\n'
-        "## Climbing {-}\n\nClimbing costs 2 AP.\n\n## Roll {x}\n\nRoll a die.\n"
+        "## Climbing {-}\n\nClimbing costs 2 AP.\n\n## Roll {x}\n\nRoll a die.\n\n"
+        "## Jumping {: #jump .rule }\n\nJump 2 inches.\n"
     )
     units = parse_file("m.md", md.encode(), game="x").units
     assert [(u.rule_id, u.title, u.parent) for u in units] == [
         ("movement/running", "Running", "Movement"),
         ("movement/climbing", "Climbing", "Movement"),
         ("movement/roll-x", "Roll {x}", "Movement"),
+        ("movement/jumping", "Jumping", "Movement"),
     ]
 
 

@@ -92,10 +92,11 @@ _MARKDOWN_SPAN = re.compile(
 )
 _LITERAL_TAGS = ("pre", "code", "kbd", "samp", "script", "style", "textarea")
 # A heading's attribute block, last in its text: "{#charge .rule data-x=1}",
-# Pandoc's "{-}" (unnumbered). One "{...}" of such items only: a title that
-# merely ends in braces ("Roll {x}") is left as it is.
+# Pandoc's "{-}" (unnumbered), kramdown's and Python-Markdown's "{: #charge }".
+# One "{...}" of such items only: a title that merely ends in braces ("Roll
+# {x}") is left as it is.
 _ATTR_ITEM = r"""(?:[#.][\w:.-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s{}"']+)|-)"""
-_HEADING_ATTRS = re.compile(rf"\s*\{{\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}\s*$")
+_HEADING_ATTRS = re.compile(rf"\s*\{{:?\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}\s*$")
 # A heading's explicit ID in its attribute block: "{#charge .rule}".
 _HEADING_ID = re.compile(r"\{[^{}]*#([\w:.-]+)[^{}]*\}\s*$")
 # What a contents list holds: items of links, nothing set apart (code, HTML).
