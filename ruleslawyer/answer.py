@@ -35,13 +35,14 @@ from typing import Any
 
 from ruleslawyer.answerable import AnswerCheck, reading
 from ruleslawyer.errors import ModelError
-from ruleslawyer.evidence import Evidence, EvidencePicker
+from ruleslawyer.evidence import LIST_CHARS, Evidence, EvidencePicker
 from ruleslawyer.ingest.normalize import find_span
 from ruleslawyer.llm.base import LLM, ChatMessage
 from ruleslawyer.prompts.templates import render
 from ruleslawyer.records import (
     Answer,
     Citation,
+    RuleUnit,
     SearchResult,
     Verdict,
     shown_quote,
@@ -181,7 +182,7 @@ class Answerer:
             )
 
         if evidence is None:
-            evidence = self.evidence(question, search)
+            evidence = self.evidence(question, search, notes)
         timings["evidence"] = _ms(t0)
         citations = [Citation(ev.unit, ev.quote) for ev in evidence]
         yes_no = is_yes_no(question)
@@ -274,7 +275,7 @@ class Answerer:
         settled = self.check.settled(search.relevance)
         if settled is not None:
             return settled, None
-        evidence = self.evidence(question, search)
+        evidence = self.evidence(question, search, notes)
         try:
             m = reading(
                 llm,
@@ -319,7 +320,9 @@ class Answerer:
         vectors = self.picker.embedder.embed([question, asked])
         return float(vectors[0] @ vectors[1])
 
-    def evidence(self, question: str, search: SearchResult) -> list[Evidence]:
+    def evidence(
+        self, question: str, search: SearchResult, notes: list[str] | None = None
+    ) -> list[Evidence]:
         hits = [h for h in search.hits if "ref" not in h.why][:3] + [
             h for h in search.hits if "ref" in h.why
         ]
@@ -333,7 +336,20 @@ class Answerer:
         rest = [
             e for e in picked if e is not primary and e.score >= SECONDARY_SHARE * primary.score
         ]
-        return [primary, *rest[:2]]
+        # "702.3. The state checks are:" says nothing without its items, which a
+        # card game numbers as rules of their own ("702.3a" ...): they follow it,
+        # as many as LIST_CHARS holds (at least one), the rest named in a note.
+        items = self.picker.items(primary)
+        size = len(primary.quote)
+        for n, item in enumerate(items):
+            size += len(item.quote)
+            if n and size > LIST_CHARS:
+                if notes is not None:
+                    notes.append(_list_goes_on(primary.unit, items[n:]))
+                items = items[:n]
+                break
+        shown = {(e.unit.key, e.start) for e in items}
+        return [primary, *items, *[e for e in rest if (e.unit.key, e.start) not in shown][:2]]
 
     def _generate(
         self,
@@ -469,11 +485,24 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
     if evidence:
         ev = evidence[0]
         parts.append(f'{ev.unit.label}: "{shown_quote(ev.quote)}"')
-    return " ".join(parts)
+    text = " ".join(parts)
+    # the items of the list that quote introduces, a line each with its number
+    for item in evidence[1:]:
+        if not item.item:
+            break
+        text += f'\n{item.unit.rule_id}: "{shown_quote(item.quote)}"'
+    return text
 
 
 def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
+
+
+def _list_goes_on(header: RuleUnit, left_out: Sequence[Evidence]) -> str:
+    """The note for a list quoted in part: which of its items were not quoted."""
+    ids = [e.unit.rule_id for e in left_out]
+    named = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return f"the list in {header.rule_id} goes on: {named} not quoted here"
 
 
 def _no_such_rule(search: SearchResult) -> str:

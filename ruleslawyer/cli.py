@@ -626,16 +626,22 @@ def print_answer(answer: dict[str, Any]) -> None:
     scope = answer["game"] or "all games"
     click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
+    above: list[str] = []  # the rules of quotes the answer shows, said once together
     for c in answer["citations"]:
-        heading = click.style(f"\n[{citation_heading(c)}]", bold=True)
+        heading = f"[{citation_heading(c)}]"
         quoted = f'"{shown_quote(c["quote"])}"'
         if quoted in answer["answer"]:
-            # Where the answer's own quote comes from, without printing it twice
-            # (a table quoted whole would fill the screen again).
-            click.echo(f"{heading} quoted above")
-        else:
-            click.echo(heading)
-            click.echo(textwrap.indent(quoted, "  "))
+            # Where the answer's own quotes come from, without printing them twice
+            # (a table or a list quoted whole would fill the screen again).
+            above.append(heading)
+            continue
+        if above:
+            click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
+            above = []
+        click.echo(click.style("\n" + heading, bold=True))
+        click.echo(textwrap.indent(quoted, "  "))
+    if above:
+        click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
 

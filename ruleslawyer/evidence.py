@@ -9,7 +9,11 @@ original text, so it is verbatim by construction.
 A list item ("It is battle-shocked.") means nothing without the line that
 introduces it ("A unit is eligible to start an action unless one or more of
 the following apply to that unit:"), so a chosen item is widened back to
-its list header when that is close. A table row ("60 Degrees 2 4") or a
+its list header when that is close; and the header means nothing without
+its items, so a chosen header is widened on to them. Where the items are
+rules of their own, numbered under the header's rule ("702.3. The state
+checks are:" over "702.3a ...", as card games number them), they follow it
+as quotes of their own (``list_items``). A table row ("60 Degrees 2 4") or a
 table's header ("Shots AP Cost") means nothing without the rest of the
 table, so a chosen line of a table is widened to the whole table, and to
 the line introducing it when that ends in a colon. The PDF, HTML and
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.units import trim_span
-from ruleslawyer.records import Hit, RuleUnit
+from ruleslawyer.records import Hit, RuleUnit, numbered_under
 from ruleslawyer.retrieval.sentences import SentenceVectors, sentence_spans, span_text
 from ruleslawyer.retrieval.tokens import tokenize
 
@@ -60,12 +64,22 @@ _SENTENCE_END = re.compile(r"[.!?:;,][\"'\u2019\u201d)\]]*$")
 _LIST_MARK = re.compile(r"^(?:[-*+\u2013\u25aa\u2022]|\d+[.)]|\(?[a-zA-Z]\))\s")
 
 
+# A list quoted after its header: items up to this many characters in all (a
+# display length, as TABLE_CHARS is; nothing fitted).
+LIST_CHARS = 800
+# A line longer than this is running text, not a list item.
+ITEM_CHARS = 120
+
+
 @dataclass(frozen=True)
 class Evidence:
     unit: RuleUnit
     start: int
     end: int
     score: float
+    # An item of the list the quote before it introduces (``list_items``): the
+    # answer shows it with that quote.
+    item: bool = False
 
     @property
     def quote(self) -> str:
@@ -83,6 +97,7 @@ class EvidencePicker:
         sentences are the ones quoted), else a cache of its own."""
         self.embedder = embedder
         self.vectors = vectors or SentenceVectors(embedder)
+        self.units = units
         df: dict[str, int] = {}
         for u in units:
             for t in set(tokenize(u.search_text)):
@@ -104,6 +119,10 @@ class EvidencePicker:
             for t in dict.fromkeys(tokenize(narrower))
             if t not in asked and self._share.get(t, 0.0) < COMMON_SHARE
         ]
+
+    def items(self, header: Evidence) -> list[Evidence]:
+        """The rules that are the items of the list ``header`` introduces (``list_items``)."""
+        return list_items(header, self.units)
 
     def _lexical(self, q_tokens: set[str], sentence: str) -> float:
         s_tokens = set(tokenize(sentence))
@@ -206,9 +225,70 @@ def without_overlap(ev: Evidence, kept: Sequence[Evidence]) -> Evidence | None:
 
 def with_context(ev: Evidence) -> Evidence:
     """The chosen span with what it cannot be read without: the header of its
-    list, or the rest of its table (with its introduction, "...as follows:")."""
+    list, the list its header introduces, or the rest of its table (with its
+    introduction, "...as follows:")."""
     table = with_table(ev)
-    return with_list_header(ev) if table == ev else with_introduction(table)
+    if table != ev:
+        return with_introduction(table)
+    return with_list_header(with_following_items(ev))
+
+
+def introduces_list(quote: str) -> bool:
+    """Does the quote end as a list's header does, in a colon?"""
+    return quote.rstrip().rstrip("\"'\u2019\u201d").endswith(":")
+
+
+def with_following_items(ev: Evidence) -> Evidence:
+    """A chosen list header ("...unless one or more of the following apply:")
+    widened on to the items on the lines after it, up to ``LIST_CHARS``. Not a
+    sentence going on after its colon ("Roll a D6: if the result..."): the items
+    start on a line of their own, and each is a short line."""
+    text = ev.unit.text
+    if not introduces_list(ev.quote) or not text[ev.end :].lstrip(" \t").startswith("\n"):
+        return ev
+    first = text[ev.end :].lstrip()
+    if first[:1].islower() and not _LIST_MARK.match(first):
+        return ev  # a hard-wrapped sentence going on, not a list
+    end = ev.end
+    pos = text.find("\n", ev.end)
+    while pos >= 0:
+        nxt = text.find("\n", pos + 1)
+        line_end = len(text) if nxt < 0 else nxt
+        line = text[pos + 1 : line_end].strip()
+        # a blank line, a long one (running text) or a new header ends the list
+        if not line or len(line) > ITEM_CHARS or introduces_list(line):
+            break
+        if line_end - ev.start > LIST_CHARS:
+            break
+        end = line_end
+        pos = nxt
+    if end == ev.end:
+        return ev
+    s, e = trim_span(text, ev.start, end)
+    return Evidence(ev.unit, s, e, ev.score)
+
+
+def list_items(header: Evidence, units: Sequence[RuleUnit]) -> list[Evidence]:
+    """The items of the list ``header`` introduces when they are rules of their
+    own: its rule ends in the colon, and the rules numbered directly under it
+    in the same file ("702.3a" ... "702.3g" under "702.3"), whole, in the book's
+    order. The numbering, not any word, marks them."""
+    unit = header.unit
+    if not introduces_list(header.quote) or unit.text[header.end :].strip():
+        return []
+    under = [
+        u
+        for u in units
+        if u.game == unit.game
+        and u.source.file == unit.source.file
+        and numbered_under(u.rule_id, unit.rule_id)
+    ]
+    # directly under: "702.3a", not "702.3a.1" (an item of an item)
+    direct = [u for u in under if not any(numbered_under(u.rule_id, v.rule_id) for v in under)]
+    return [
+        Evidence(u, *trim_span(u.text, 0, len(u.text)), header.score, item=True)
+        for u in sorted(direct, key=lambda u: u.source.start)
+    ]
 
 
 def with_introduction(table: Evidence) -> Evidence:

@@ -21,7 +21,7 @@ from ruleslawyer.evidence import (
 )
 from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
-from ruleslawyer.records import Hit, RuleUnit
+from ruleslawyer.records import Hit, RuleUnit, Source
 from ruleslawyer.verdict import Calibration, decide, is_yes_no
 
 
@@ -704,6 +704,129 @@ def test_a_quoted_table_keeps_its_rows_in_the_answer_and_on_the_cli(
     out = capsys.readouterr().out
     assert out.count("30 Degrees 1 2") == 1
     assert out.rstrip().endswith("quoted above")
+
+
+def test_a_list_header_is_quoted_with_the_items_on_its_lines() -> None:
+    """ "The state checks are:" alone answers nothing: a chosen header is widened
+    on to its items, up to a blank line, a line of running text or a new header."""
+    items = "A player with 0 Light loses.\nA warden with Grit 0 is put into the Mire."
+    text = f"Checks happen often.\nThe state checks are:\n{items}\n\nThen play goes on."
+    unit = RuleUnit(rule_id="702", game="hm", title="State Checks", text=text)
+    header = _line(unit, "The state checks are:")
+    assert with_context(header).quote == f"The state checks are:\n{items}"
+    # a new header ends the list; a long line of running text too
+    long_line = (
+        "Then every player checks again, in turn order, until no check applies at all any"
+        " more, and only then does the player with priority go on with the turn."
+    )
+    for after in ("So is this:\nAnother item.", long_line):
+        unit2 = replace(unit, text=f"The state checks are:\n{items}\n{after}")
+        assert with_context(_line(unit2, "The state checks are:")).quote == (
+            f"The state checks are:\n{items}"
+        )
+    # a sentence going on after its colon, on its line or wrapped onto the next, is no list
+    for text in (
+        "Roll a D6: if the result is 6, it hits.\nShort line.\nAnother.",
+        "Roll a D6 and then compare the result to the table:\nthe higher one wins.\nNext.",
+    ):
+        unit3 = replace(unit, text=text)
+        ev = _line(unit3, text.split("\n")[0][: text.index(":") + 1])
+        assert with_context(ev) == ev
+
+
+def test_a_list_header_whose_items_are_numbered_rules_is_followed_by_them() -> None:
+    """A card game's comprehensive rules number a list's items as rules under its
+    header ("702.3. The state checks are:", "702.3a ..."): they are the header's
+    items, in the book's order, directly under it and from its own file."""
+
+    def rule(rule_id: str, text: str, at: int, file: str = "cr.txt") -> RuleUnit:
+        return RuleUnit(
+            rule_id=rule_id, game="hm", title="State Checks", text=text,
+            source=Source(file, at, at + len(text)),
+        )  # fmt: skip
+
+    header = rule("702.3", "The state checks are:", 10)
+    units = [
+        rule("702.3b", "A player who draws from an empty deck loses.", 60),
+        header,
+        rule("702.3a", "A player with 0 Light loses.", 30),
+        rule("702.3a.1", "Light below 0 counts as 0.", 45),  # an item of an item
+        rule("702.3c", "Another book's rule.", 70, file="other.txt"),
+        rule("702.4", "State checks use no Current.", 90),
+    ]
+    picker = EvidencePicker(HashEmbedder(), units)
+    ev = Evidence(header, 0, len(header.text), 0.7)
+    assert [(e.unit.rule_id, e.quote, e.item) for e in picker.items(ev)] == [
+        ("702.3a", "A player with 0 Light loses.", True),
+        ("702.3b", "A player who draws from an empty deck loses.", True),
+    ]
+    # a quote that does not end its rule, or ends in no colon, introduces nothing here
+    longer = replace(header, text="The state checks are:\nLight first.")
+    assert picker.items(Evidence(longer, 0, 21, 0.7)) == []
+    first = units[2]
+    assert picker.items(Evidence(first, 0, len(first.text), 0.7)) == []
+
+
+def test_an_answer_quoting_a_list_header_shows_its_numbered_items() -> None:
+    """In the answer's text, each item on a line with its number, as many as a
+    quote holds; the items left out are named in a note."""
+    from ruleslawyer.answer import Answerer
+    from ruleslawyer.evidence import LIST_CHARS
+    from ruleslawyer.records import SearchResult, Source
+
+    header = RuleUnit(
+        rule_id="702.3", game="hm", title="State Checks", text="The state checks are:",
+        source=Source("cr.txt", 0, 21),
+    )  # fmt: skip
+    item = "A player with no Light left at all loses the game at once, whoever's turn it is."
+    count = LIST_CHARS // len(item) + 3
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    items = [
+        RuleUnit(
+            rule_id=f"702.3{letters[n]}",
+            game="hm",
+            title="State Checks",
+            text=item,
+            source=Source("cr.txt", 100 + 100 * n, 100 + 100 * n + len(item)),
+        )
+        for n in range(count)
+    ]
+    answerer = Answerer(None, EvidencePicker(HashEmbedder(), [header, *items]))
+    search = SearchResult("What are the state checks?", "hm", False, (Hit(header, 1.0),), True)
+    answer = answerer.answer("What are the state checks?", search)
+    lines = answer.answer.split("\n")
+    shown = len(lines) - 1
+    assert lines[0].endswith('State Checks: "The state checks are:"')
+    assert lines[1:] == [f'702.3{letters[n]}: "{item}"' for n in range(shown)]
+    assert 0 < shown < count and sum(map(len, lines)) < LIST_CHARS + 20 * shown
+    assert [c.unit.rule_id for c in answer.citations][: shown + 1] == [
+        "702.3",
+        *[f"702.3{letters[n]}" for n in range(shown)],
+    ]
+    assert any(
+        f"goes on: 702.3{letters[shown]}" in note and "not quoted" in note for note in answer.notes
+    )
+
+
+def test_the_cli_names_the_quoted_rules_of_a_list_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ruleslawyer.cli import print_answer
+
+    units = [
+        RuleUnit(rule_id=r, game="hm", title="State Checks", text=t)
+        for r, t in [("702.3", "The state checks are:"), ("702.3a", "A player with 0 loses.")]
+    ]
+    said = compose(
+        "answer", "", [Evidence(units[0], 0, 21, 0.9), Evidence(units[1], 0, 22, 0.9, item=True)]
+    )
+    assert said.endswith('"The state checks are:"\n702.3a: "A player with 0 loses."')
+    cites = [{**u.to_dict(), "quote": u.text} for u in units]
+    print_answer({"verdict": "answer", "game": "hm", "model": "fake", "notes": [],
+                  "answer": said, "citations": cites})  # fmt: skip
+    out = capsys.readouterr().out
+    assert out.count("quoted above") == 1 and out.count("A player with 0 loses.") == 1
+    assert "[hm 702.3 State Checks] [hm 702.3a State Checks] quoted above" in out
 
 
 def test_a_model_measured_to_explain_wrongly_explains_nothing(seeded_settings, tmp_path) -> None:

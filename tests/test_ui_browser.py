@@ -138,6 +138,9 @@ def test_ask_cite_filter_upload_browse(page: Any) -> None:
     assert answer.locator(".rl-badge").inner_text().strip()
     chip = answer.locator(".rl-chip", has_text="16.01").first
     chip.wait_for(timeout=5_000)
+    # A list (or a table) quoted whole keeps its lines; they ran together into one.
+    said = answer.locator(".rl-text").inner_text()
+    assert "apply to that unit:\nIt is not on the battlefield." in said, said
     shot(page, "03-answer")
 
     # A chip opens the rule's full text in the Rule panel, the quote marked.
