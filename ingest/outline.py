@@ -27,7 +27,11 @@ of them agree on what a rule is:
   titled and breadcrumbed by the section; unnumbered paragraphs after one
   (an "Example:") stay with it. Only a run counts, in the book's order
   (``_numbered_paragraphs``): a sentence that opens with "2.5 inches" under
-  "3 Movement", a contents list, a reference, a table's row stay text.
+  "3 Movement", a contents list, a reference, a table's row stay text;
+- so does a house rulebook's: rules numbered in the paragraphs ("1.1 A model
+  may not...") under headings with no number ("MOVEMENT"), or under none, when
+  they run in order through the whole book (a numbered list's "1. Place the
+  template" is no rule; "1. Each model..." over "1.1" is).
 
 Trade-off: the unit is the smallest headed section. A long section with
 no subheadings stays one unit; retrieval embeds sentence windows of long
@@ -45,7 +49,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 
 from ruleslawyer.ingest.sources import slugify
-from ruleslawyer.ingest.units import ParseResult, build_unit
+from ruleslawyer.ingest.units import ParseResult, build_unit, short_title
 from ruleslawyer.records import RuleUnit, numbered_under
 
 # "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting",
@@ -60,6 +64,14 @@ _SENTENCE_ENDS = (".", "!", "?", ":", '"', "”", "’", ")")
 _PARAGRAPH_NUMBER = re.compile(
     r"^(\d{1,3}(?:\.\d{1,3})+(?:[a-z](?![a-z]))?)\.?\s+(?=[^\W\d_]|[\"'“‘(\[])(?![a-z])"
 )
+# "1. Each model may move...": a whole number opening a paragraph. An item of a
+# numbered list looks the same, so it is a rule only over rules numbered under
+# it ("1.1", "1.2") in a run of its own (``_numbered_paragraphs``).
+_WHOLE_NUMBER = re.compile(r"^(\d{1,3})\.\s+(?=[^\W\d_a-z]|[\"'“‘(\[])")
+# A run of numbered paragraphs under no numbered heading holds at least this
+# many dotted numbers ("1.1", "1.2", "2.1"): a house rulebook numbering its
+# rules under plain headings, or under none.
+MIN_FREE_RUN = 3
 
 
 @dataclass(frozen=True)
@@ -169,6 +181,9 @@ class _Section:
     page: int | None
     body: list[tuple[int, int, int | None]] = field(default_factory=list)  # spans, page
     bare: str = ""  # the bare number taken off the title ("3" of "3. Infantry")
+    # a numbered rule under no heading: titled by its first words (the book's
+    # title, or its file's name, says nothing of it), the book its breadcrumb
+    untitled: bool = False
 
 
 def build_units(
@@ -182,12 +197,13 @@ def build_units(
 ) -> ParseResult:
     """Rule units from an outline (see the module docstring for the rules).
 
-    A document with no heading at all is not structured: it becomes plain
-    sections of a few hundred words, with a warning, rather than one unit
-    the size of the book. ``title`` (the manifest's) names the text before
-    the first heading when the document has no title of its own.
+    A document with no heading at all and no numbered rules is not
+    structured: it becomes plain sections of a few hundred words, with a
+    warning, rather than one unit the size of the book. ``title`` (the
+    manifest's) names the text before the first heading when the document has
+    no title of its own.
     """
-    if not any(b.level for b in outline.blocks):
+    if not any(b.level for b in outline.blocks) and not numbered_rules(outline.blocks):
         from ruleslawyer.ingest.plain import parse_plain
 
         body = "\n\n".join(b.text for b in outline.blocks)
@@ -234,9 +250,10 @@ def build_units(
             sections.append(current)
         elif i in numbered:
             number, skip, heading_block = numbered[i]
-            heading = section_at.get(heading_block, front)
+            heading = section_at.get(heading_block, front)  # the title's, for none (-1)
             path = (*heading.path, heading.title)
             current = _Section(heading.level + 1, heading.title, number, path, block.page)
+            current.untitled = heading is front
             sections.append(current)
             current.body.append((start + skip, end, block.page))
         elif block.text.strip():
@@ -257,6 +274,10 @@ def build_units(
         if n > 1:
             rule_id = f"{rule_id}-{n}"
         title = fixes.get(rule_id, section.title)
+        source = "manifest" if rule_id in fixes else "heading"
+        if section.untitled and rule_id not in fixes:
+            start, end = section.body[0][0], section.body[-1][1]
+            title, source = short_title(doc[start:end]), "first-words"
         unit = _with_page_breaks(
             section,
             build_unit(
@@ -266,9 +287,9 @@ def build_units(
                 text=doc,
                 span=(section.body[0][0], section.body[-1][1]),
                 file=file,
-                parent=" > ".join(section.path[:-1]),
+                parent=front.title if section.untitled else " > ".join(section.path[:-1]),
                 kind="rule",
-                title_source="manifest" if rule_id in fixes else "heading",
+                title_source=source,
                 page=section.page if section.page is not None else section.body[0][2],
                 number=section.bare,
             ),
@@ -293,10 +314,20 @@ def _numbered_paragraphs(
     one heading count only as a run: two or more, each after the one before
     in the book's order, or one lettered sub-rule of the heading's own number
     ("601.4a" under "601.4 Steadfast").
+
+    A house rulebook numbers its rules in the paragraphs alone, under plain
+    headings ("MOVEMENT", then "1.1 A model may...", "1.2 ...", "SHOOTING",
+    "2.1 ...") or under none. Paragraphs under no numbered heading count as one
+    run over the whole book: at least ``MIN_FREE_RUN`` dotted numbers, every
+    number after the one before; a paragraph "1. Each model..." is a rule of
+    that run only where rules are numbered under it (a numbered list's "1.
+    Place the template" has none). The heading they are in (the book's title
+    where there is none, index -1) titles them.
     """
     headings = {i: split_heading(b.text) for i, b in enumerate(blocks) if b.level > 0}
     heading_numbers = {number for number, _, _ in headings.values() if number}
     runs: dict[int, list[tuple[int, str, int]]] = {}
+    free: list[tuple[int, str, int, int]] = []  # (block, number, skip, nearest heading)
     open_headings: list[tuple[int, str, int]] = []  # (level, number, block index)
     for i, block in enumerate(blocks):
         if block.level > 0:
@@ -305,10 +336,15 @@ def _numbered_paragraphs(
                 open_headings.pop()
             open_headings.append((block.level, number or bare, i))
             continue
-        m = _PARAGRAPH_NUMBER.match(block.text)
+        m = _PARAGRAPH_NUMBER.match(block.text) or _WHOLE_NUMBER.match(block.text)
         if not m or m.group(1) in heading_numbers:
             continue
         number = m.group(1)
+        if not any(under for _, under, _ in open_headings):
+            free.append((i, number, m.end(), open_headings[-1][2] if open_headings else -1))
+            continue
+        if "." not in number:
+            continue
         for _, under, heading in reversed(open_headings):
             if under and numbered_under(number, under):
                 runs.setdefault(heading, []).append((i, number, m.end()))
@@ -324,7 +360,26 @@ def _numbered_paragraphs(
         if enough and all(a < b for a, b in itertools.pairwise(keys)):
             out.update({i: (n, skip, heading) for i, n, skip in run})
             under_headings.add(blocks[heading].text)
+    out.update({i: (n, skip, heading) for i, n, skip, heading in _free_run(free)})
     return out, under_headings
+
+
+def _free_run(
+    free: list[tuple[int, str, int, int]],
+) -> list[tuple[int, str, int, int]]:
+    """The numbered paragraphs under no numbered heading that are rules (see
+    ``_numbered_paragraphs``): all of them or none."""
+    dotted = {n for _, n, _, _ in free if "." in n}
+    run = [p for p in free if "." in p[1] or any(numbered_under(d, p[1]) for d in dotted)]
+    keys = [_number_key(n) for _, n, _, _ in run]
+    if len(dotted) < MIN_FREE_RUN or not all(a < b for a, b in itertools.pairwise(keys)):
+        return []
+    return run
+
+
+def numbered_rules(blocks: list[Block]) -> int:
+    """How many of ``blocks`` are numbered rules of their own (``_numbered_paragraphs``)."""
+    return len(_numbered_paragraphs(blocks)[0])
 
 
 def opens_numbered_rule(line: str, before: str) -> bool:
@@ -332,8 +387,10 @@ def opens_numbered_rule(line: str, before: str) -> bool:
     of its own: a rule number and a sentence after a sentence's end ("...all
     games." then "100.2. Each player...")? For readers that join a
     paragraph's lines (typed text, Markdown's soft breaks), so one rule a line
-    stays one rule a block."""
-    return bool(_PARAGRAPH_NUMBER.match(line)) and before.rstrip().endswith(_SENTENCE_ENDS)
+    stays one rule a block. "2. A model may shoot..." too: whether it is a
+    rule or a list's item, ``_numbered_paragraphs`` decides."""
+    opens = _PARAGRAPH_NUMBER.match(line) or _WHOLE_NUMBER.match(line)
+    return bool(opens) and before.rstrip().endswith(_SENTENCE_ENDS)
 
 
 def _numbered_lines_apart(blocks: list[Block]) -> list[Block]:

@@ -31,6 +31,7 @@ from docx_build import (
     style,
     table,
 )
+from markdown_it import MarkdownIt
 from odt_build import markdown_odt
 from odt_build import odt as odt_document
 from odt_build import table as odt_table
@@ -2039,6 +2040,113 @@ def test_one_numbered_rule_a_line_is_one_rule_a_unit(name: str, text: str) -> No
         "100.2": "Each player needs a deck.",
         "100.2a": "A deck holds forty cards.",
     }
+
+
+# A house rulebook: its rules numbered in the paragraphs ("1.", "1.1"), under
+# headings that carry no number.
+HOUSE_SECTIONS = [
+    (
+        "Movement",
+        [
+            ("1", "Each model may move up to its Speed in inches during its activation."),
+            ("1.1", "A model may not move within 1 inch of an enemy model unless charging."),
+            (
+                "1.2",
+                "Difficult terrain costs double. No model ends its move in impassable terrain.",
+            ),
+        ],
+    ),
+    (
+        "Shooting",
+        [
+            ("2.1", "Roll a die; on a 4+ the shot hits. Beyond half range, a 5+ is needed."),
+            ("2.2", "A model that ran this activation may not shoot."),
+        ],
+    ),
+    (
+        "Morale",
+        [("3.1", "Roll two dice. If the score exceeds the leader's Nerve, the band routs.")],
+    ),
+]
+HOUSE_IDS = ["1", "1.1", "1.2", "2.1", "2.2", "3.1"]
+
+
+def _house_markdown() -> str:
+    out = ["# Ashfall Skirmish", ""]
+    for title, rules in HOUSE_SECTIONS:
+        out += [f"## {title}", "", *[f"{n}{'.' * ('.' not in n)} {t}\n" for n, t in rules]]
+    return "\n".join(out)
+
+
+def _house_pdf() -> bytes:
+    b = Book(title="Ashfall Skirmish", header="")
+    b.new_page()
+    b.heading("Ashfall Skirmish", size=16)
+    for title, rules in HOUSE_SECTIONS:
+        b.heading(title, size=12)
+        for n, text in rules:
+            b.para(f"{n}{'.' * ('.' not in n)} {text}")
+    return b.pdf()
+
+
+@pytest.mark.parametrize(
+    ("name", "load"),
+    [
+        ("house.md", lambda: _house_markdown().encode()),
+        (
+            "house.txt",
+            lambda: re.sub("(?m)^#+ (.*)", lambda m: m[1].upper(), _house_markdown()).encode(),
+        ),
+        ("house.html", lambda: MarkdownIt().render(_house_markdown()).encode()),
+        ("house.pdf", _house_pdf),
+        # typed as a paragraph, not made a Word list (whose number the builder drops)
+        ("house.docx", lambda: markdown_docx(_house_markdown().replace("1. ", "1\\. "))),
+        ("house.odt", lambda: markdown_odt(_house_markdown().replace("1. ", "1\\. "))),
+    ],
+)
+def test_rules_numbered_under_plain_headings_are_the_rules(name: str, load: Loader) -> None:
+    """A house rulebook numbers its rules in the paragraphs ("1.1 A model may
+    not..."), under headings with no number: each is a unit cited by its number,
+    titled by its heading; "1." is a rule because "1.1" and "1.2" are under it.
+    They were text of their heading, and "rule 2.2" was "no such rule"."""
+    result = parse_file(name, load(), game="house")
+    rules = {u.rule_id: u for u in result.units if re.match(r"\d", u.rule_id)}
+    assert list(rules) == HOUSE_IDS, name
+    for title, section in HOUSE_SECTIONS:
+        for n, text in section:
+            assert rules[n].title.casefold() == title.casefold(), (name, n)
+            assert " ".join(rules[n].text.split()) == text, (name, n)
+
+
+def test_rules_numbered_with_no_heading_at_all_are_the_rules() -> None:
+    """Typed with no heading, a line a rule: each rule its own unit, titled by its
+    first words (the file's name says nothing), the book as its breadcrumb."""
+    text = "\n".join(f"{n}{'.' * ('.' not in n)} {t}" for _, s in HOUSE_SECTIONS for n, t in s)
+    result = parse_file("house.txt", text.encode(), game="house")
+    assert [u.rule_id for u in result.units] == HOUSE_IDS
+    first = result.units[1]
+    assert first.title.startswith("A model may not move") and first.title_source == "first-words"
+    assert first.parent == "house" and first.text == HOUSE_SECTIONS[0][1][1][1]
+    assert not result.warnings
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a numbered list's items, no rules under them
+        "1. Place the template over the target.\n\n2. Roll a die for each model under it.\n\n"
+        "3. Remove the casualties.\n",
+        # two dotted numbers are not yet a run of rules
+        "1.1 A model may move.\n\n1.2 A model may shoot.\n",
+        # a changelog, newest first: the numbers go down
+        "2.1 Added flamers.\n\n1.3 Fixed the morale test.\n\n1.2 Clarified cover.\n",
+    ],
+    ids=["list", "two", "changelog"],
+)
+def test_numbered_paragraphs_that_are_no_run_stay_text(body: str) -> None:
+    md = f"# Notes\n\nSome text first.\n\n{body}\n# After\n\nMore text.\n"
+    result = parse_file("notes.md", md.encode(), game="house")
+    assert [u.rule_id for u in result.units] == ["notes", "after"]
 
 
 def test_a_rule_number_before_a_later_headings_is_text() -> None:

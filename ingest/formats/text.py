@@ -12,7 +12,8 @@ a short line in capitals, "SETUP", standing alone between paragraphs), is
 read as an outline of those headings (``ingest.outline``), as the other
 structured formats are: each heading's text is a unit, numbered rules keep
 their numbers. Only when there are at least ``MIN_HEADING_LINES`` of them,
-so a stray "2 players" line does not split a book.
+so a stray "2 players" line does not split a book; or as many rules numbered
+in their paragraphs ("1.1 A model may...", a line each), headings or none.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.outline import Block, Outline, opens_numbered_rule
+from ruleslawyer.ingest.outline import Block, Outline, numbered_rules, opens_numbered_rule
 from ruleslawyer.ingest.parse import parse_rulebook
 from ruleslawyer.ingest.reader import decode_rulebook
 from ruleslawyer.ingest.units import ParseResult
@@ -124,7 +125,10 @@ def heading_lines(text: str) -> Outline | None:
             # a first line standing alone above the first heading is the book's title
             title, blocks = first, blocks[1:]
     headed = sum(1 for a, b in itertools.pairwise(blocks) if a.level and not b.level)
-    return Outline(blocks=blocks, title=title) if headed >= MIN_HEADING_LINES else None
+    # rules numbered in their paragraphs ("1.1 A model may...") are structure too,
+    # with headings or without
+    enough = max(headed, numbered_rules(blocks)) >= MIN_HEADING_LINES
+    return Outline(blocks=blocks, title=title) if enough else None
 
 
 FORMAT = Format(name="text", extensions=(".txt", ".text"), read=read, priority=90, label="text")
