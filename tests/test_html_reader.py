@@ -993,6 +993,36 @@ def test_bold_lines_are_the_headings_of_a_page_with_no_heading_elements() -> Non
     assert not result.warnings
 
 
+def test_bold_lines_made_bold_by_the_style_sheet_are_headings_too() -> None:
+    """Google Docs' "Download as HTML" sets no <b>: each run's weight comes from a
+    class in the page's style sheet (".c3{font-weight:700}"). Its bold lines
+    were text, and the page one plain section. A class made normal again by a
+    later rule, or bold only inside a compound selector, is not bold."""
+    css = (
+        ".c0{color:#000;font-weight:400;font-size:11pt}.c3{color:#000;font-weight:700;"
+        "font-size:14pt}.c5{font-weight:bold}.c5{font-weight:normal}div .c6{font-weight:700}"
+    )
+    paras = [
+        ("c3", "Movement"),
+        ("c0", "A unit moves up to its Move value in inches."),
+        ("c5", "Not a heading"),
+        ("c0", "Units may not move within 1 inch of an enemy unless charging."),
+        ("c3", "Shooting"),
+        ("c0", "Roll one die per weapon; each roll over the Defence is a hit."),
+        ("c6", "Nor this"),
+        ("c0", "Units in cover add 1 to their Defence."),
+    ]
+    body = "".join(f'<p class="c2"><span class="{c}">{t}</span></p>' for c, t in paras)
+    page = f'<html><head><style type="text/css">{css}</style></head><body>{body}</body></html>'
+    result = parse_file("doc.html", page.encode(), game="x")
+    assert [(u.rule_id, u.title) for u in result.units] == [
+        ("movement", "Movement"),
+        ("shooting", "Shooting"),
+    ]
+    assert "Not a heading" in result.units[0].text and "Nor this" in result.units[1].text
+    assert not result.warnings
+
+
 def test_bold_lines_unnumbered_are_headings_and_a_mostly_bold_page_has_none() -> None:
     """Bold lines with no numbers are headings of one level, as a Word file's
     are; a page set mostly in bold marks nothing by it, and stays plain

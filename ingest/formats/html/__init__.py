@@ -101,7 +101,11 @@ from ruleslawyer.ingest.formats.html.elements import (
     _text,
 )
 from ruleslawyer.ingest.formats.html.encoding import decode_page
-from ruleslawyer.ingest.formats.html.headings import _bold_headings, _number_offset
+from ruleslawyer.ingest.formats.html.headings import (
+    _bold_classes,
+    _bold_headings,
+    _number_offset,
+)
 from ruleslawyer.ingest.formats.html.lists import _html_int, _list_styles, list_number
 from ruleslawyer.ingest.formats.html.notes import _place_footnotes
 from ruleslawyer.ingest.formats.html.walker import _Walker
@@ -141,6 +145,7 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
         comment.extract()
     list_styles = _list_styles(soup)
+    bold_classes = _bold_classes(soup)  # (the style sheets go next)
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
@@ -187,7 +192,7 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     if not fragment and root.find(_HEADING_TAGS) is None:
         # (raw HTML in a Markdown file has its headings in the Markdown; a Word
         # or OpenDocument file's hand-made ones were found by its reader)
-        _bold_headings(root, outline)
+        _bold_headings(root, outline, bold_classes)
     walker = _Walker(outline, list_styles, _number_offset(root), fragment=fragment)
     walker.walk(root)
     walker.flush()

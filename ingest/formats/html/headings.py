@@ -7,9 +7,12 @@ no heading element at all, decided as a hand-made Word file's are
 (``_bold_headings``), and the depth of a heading's printed number
 (``_number_depth``, ``_number_offset``), so "2.1" sits under "2".
 
-Trade-off: bold is read from the markup and inline styles, not the style
-sheet: a page whose headings are paragraphs made bold or larger by a
-class's rule gets them as text.
+Bold is read from the markup, inline styles, and the page's own style
+sheet where a rule makes one class bold (``_bold_classes``: Google Docs'
+"Download as HTML" sets every run's weight that way, ``.c3{font-weight:
+700}``). Trade-off: a small reading of CSS, not a style engine: a class
+made bold by a compound selector, or a line made a heading only by its
+size, stays text.
 """
 
 from __future__ import annotations
@@ -122,13 +125,41 @@ def _number_offset(root: Any) -> int:
     return offsets.most_common(1)[0][0] if offsets else 0
 
 
-def _bolds(el: Any) -> bool:
-    return el.name in ("b", "strong") or bool(_BOLD_STYLE.search(str(el.get("style") or "")))
+_CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
+# a selector naming one class, on any element or one kind: ".c3", "span.c3"
+_ONE_CLASS = re.compile(r"^[a-zA-Z0-9]*\.(-?[_a-zA-Z][\w-]*)$")
+_WEIGHT = re.compile(r"font-weight\s*:", re.I)
 
 
-def _all_bold(el: Any) -> bool:
+def _bold_classes(soup: Any) -> frozenset[str]:
+    """The classes the page's style sheets make bold, each by a rule for that
+    class alone (a later rule for the class wins, as in CSS)."""
+    weights: dict[str, bool] = {}
+    for sheet in soup.find_all("style"):
+        css = re.sub(r"/\*.*?\*/", "", sheet.get_text(), flags=re.S)
+        for selectors, declarations in _CSS_RULE.findall(css):
+            if not _WEIGHT.search(declarations):
+                continue
+            bold = bool(_BOLD_STYLE.search(declarations))
+            for selector in selectors.split(","):
+                m = _ONE_CLASS.match(selector.strip())
+                if m:
+                    weights[m.group(1)] = bold
+    return frozenset(name for name, bold in weights.items() if bold)
+
+
+def _bolds(el: Any, classes: frozenset[str] = frozenset()) -> bool:
+    return (
+        el.name in ("b", "strong")
+        or bool(_BOLD_STYLE.search(str(el.get("style") or "")))
+        or (bool(classes) and not classes.isdisjoint(el.get("class") or ()))
+    )
+
+
+def _all_bold(el: Any, classes: frozenset[str] = frozenset()) -> bool:
     """Are all of ``el``'s words inside bold markup (``<b>``, ``<strong>``, a
-    ``font-weight`` of bold or 600 and more), ``el``'s own included?"""
+    ``font-weight`` of bold or 600 and more, a class the page makes bold),
+    ``el``'s own included?"""
     from bs4 import NavigableString
 
     words = False
@@ -137,14 +168,14 @@ def _all_bold(el: Any) -> bool:
             continue
         words = True
         up: Any = node.parent
-        while not _bolds(up):
+        while not _bolds(up, classes):
             if up is el or up.parent is None:
                 return False
             up = up.parent
     return words
 
 
-def _bold_line(el: Any, text: str) -> bool:
+def _bold_line(el: Any, text: str, classes: frozenset[str] = frozenset()) -> bool:
     """A line set all in bold that could be a heading: short (``HEADING_WORDS``,
     as in a Word file), a letter in it, not ending as a sentence or a
     lead-in does ("Important!", "Range:" are text)."""
@@ -152,11 +183,11 @@ def _bold_line(el: Any, text: str) -> bool:
         1 <= len(text.split()) <= HEADING_WORDS
         and any(c.isalpha() for c in text)
         and not text.endswith((*_SENTENCE_END, ",", ";", ":"))
-        and _all_bold(el)
+        and _all_bold(el, classes)
     )
 
 
-def _bold_headings(root: Any, outline: Outline) -> None:
+def _bold_headings(root: Any, outline: Outline, classes: frozenset[str] = frozenset()) -> None:
     """Make a page's bold lines its headings, when it has no heading element at
     all (a page typed in a plain editor, a forum post: "<p><b>2.1
     Initiative</b></p>"); read as text, the page was one plain section.
@@ -178,7 +209,7 @@ def _bold_headings(root: Any, outline: Outline) -> None:
     for node in root.find_all(string=True):
         if type(node) is NavigableString and node.strip():
             total += len(node.strip())
-            bold += len(node.strip()) if any(map(_bolds, node.parents)) else 0
+            bold += len(node.strip()) if any(_bolds(p, classes) for p in node.parents) else 0
     blocks = root.find_all(_LINE_BLOCKS)
     # the innermost blocks are the lines (found upward: each stops at its
     # nearest block, so a page nested thousands deep is read once)
@@ -189,7 +220,7 @@ def _bold_headings(root: Any, outline: Outline) -> None:
         if not text:
             continue
         listed = el.name in _LISTED or el.find_parent(["li", "table", "dl", "pre"]) is not None
-        lines.append(Line(el, text, 1.0, _bold_line(el, text), listed=listed))
+        lines.append(Line(el, text, 1.0, _bold_line(el, text, classes), listed=listed))
     found = typeset_headings(lines, Counter({1.0: total}), bold)
     heads = [(el, level, _text(el)) for el, level in found.headings]
     numbered = sum(1 for _, _, text in heads if _number_depth(text))
