@@ -463,6 +463,27 @@ def test_homebrewery_markdown_reads_as_its_rules() -> None:
     assert result.dropped["layout lines"] == 3  # \\column, ":" and \\page
 
 
+def test_homebrewery_page_furniture_is_layout() -> None:
+    """Homebrewery's page number and running footer snippets ("{{pageNumber,auto}}",
+    "{{footnote PART 1 | COMBAT}}"), the style it sets on an image and GM Binder's
+    "\\pagebreakNum" were read into the rule before them; a one-line block of
+    another kind keeps its text."""
+    md = (
+        "# Combat\n\n## Initiative\nEvery creature rolls a d20.\n\n"
+        "![map](https://example.com/m.png) {position:absolute,bottom:20px,width:40%}\n\n"
+        "{{pageNumber,auto}}\n{{footnote PART 1 | COMBAT}}\n\n\\pagebreakNum\n\n"
+        "## Reactions\nA reaction is taken on another's turn.\n\n{{wide Only one a round.}}\n"
+    )
+    result = parse_file("brew.md", md.encode(), game="x")
+    units = {u.rule_id: u.text for u in result.units}
+    assert units["combat/initiative"].split("\n") == ["Every creature rolls a d20.", "map"]
+    assert units["combat/reactions"].split("\n") == [
+        "A reaction is taken on another's turn.",
+        "Only one a round.",
+    ]
+    assert result.dropped["layout lines"] == 4
+
+
 def test_markdown_definition_lists_read_as_the_html_reader_reads_a_dl() -> None:
     """Pandoc and PHP Markdown Extra write a glossary as 'Term' / ': definition'. It
     was read as "Term : Definition...": a glossary's terms are rules (as in a

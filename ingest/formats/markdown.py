@@ -55,8 +55,12 @@ read as markup, never as rule text:
 - definition lists (``Term`` / ``: definition``, Pandoc and PHP Markdown
   Extra) are read as the HTML reader reads a ``<dl>``: a glossary's terms
   become rules, a stat block's entries "Move: 6" lines;
-- Homebrewery's page and column breaks (``\\page``, ``\\column``) and its
-  vertical spacers (a line of colons) are layout, and dropped.
+- Homebrewery's page and column breaks (``\\page``, ``\\column``; GM
+  Binder's ``\\pagebreakNum``), its vertical spacers (a line of colons), its
+  page furniture (``{{pageNumber,auto}}``, the running footer
+  ``{{footnote PART 1 | SCAVENGING}}``, a cover's marker) and the style it
+  sets on an image (``![map](x.png) {position:absolute,width:40%}``) are
+  layout, and dropped; another one-line block keeps its text.
 
 A file with no heading at all is ingested as plain sections, with a
 warning (``outline.build_units``).
@@ -112,7 +116,20 @@ _TOC_PLACEHOLDER = re.compile(r"^(?:\[\[?_?toc_?\]\]?|\{:toc\})$", re.I)
 _ALERT = re.compile(r"^\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*", re.I)
 # Homebrewery's layout lines: page and column breaks, and vertical spacers
 # (a line of colons; "::: name" opens a fenced block, a bare ":::" closes one).
-_LAYOUT_LINE = re.compile(r"^[ \t]*\\(?:page|pagebreak|column|columnbreak)[ \t]*$", re.M)
+_LAYOUT_LINE = re.compile(
+    r"^[ \t]*\\(?:page|pagebreak|pagebreakNum|column|columnbreak)[ \t]*$", re.M
+)
+# A Homebrewery block on one line: "{{pageNumber,auto}}", "{{footnote PART 1 |
+# SCAVENGING}}", "{{wide Some text}}": its name and classes, then its text.
+_BREW_LINE = re.compile(r"^[ \t]*\{\{([\w-]+(?:,[^\s{}]*)*)(?:[ \t]+([^{}\n]*?))?\}\}[ \t]*$")
+# The page's furniture in Homebrewery's own snippets: page numbers, the running
+# footer ("footnote"), covers and the counters they skip.
+_BREW_FURNITURE = frozenset(
+    {"pageNumber", "footnote", "frontCover", "insideCover", "backCover", "partCover",
+     "skipCounting", "resetCounting"}
+)  # fmt: skip
+# The style Homebrewery sets on an image after it: "![map](x.png) {width:40%}"
+_IMAGE_STYLE = re.compile(r"(!\[[^\]\n]*\]\([^)\n]*\))[ \t]*\{[\w-]+:[^{}\n]*\}")
 _SPACER = re.compile(r"^:+$")
 _CODE_FENCE = re.compile(r"^ {0,3}(?:```|~~~)")
 MAX_BREW_DEPTH = 20  # Homebrewery blocks nested deeper are left as text
@@ -170,6 +187,7 @@ def _brew_blocks(text: str) -> tuple[str, int]:
     """
     if not (_LAYOUT_LINE.search(text) or ("{{" in text and "}}" in text)):
         return text, 0
+    text, styles = _IMAGE_STYLE.subn(r"\1", text)
     lines = text.split("\n")
     code = False
     opens: list[int] = []  # line numbers of the blocks still open on this page
@@ -185,10 +203,16 @@ def _brew_blocks(text: str) -> tuple[str, int]:
             continue
         if _SPACER.match(line.strip()):
             spacers.append(n)
+        one = _BREW_LINE.match(line)
         if _LAYOUT_LINE.match(line):
             layout.append(n)
             if re.search(r"page", line):
                 opens.clear()  # a block never closed on its page ends with it
+        elif one:
+            if _BREW_FURNITURE.isdisjoint(one.group(1).split(",")):
+                lines[n] = one.group(2) or ""
+            else:
+                layout.append(n)
         elif _BREW_OPEN.match(line):
             opens.append(n)
             height[n] = 0
@@ -198,7 +222,7 @@ def _brew_blocks(text: str) -> tuple[str, int]:
             if opens:
                 height[opens[-1]] = max(height[opens[-1]], height[start] + 1)
     if not pairs and not layout:
-        return text, 0
+        return "\n".join(lines), styles
     for n in [*layout, *spacers]:
         lines[n] = ""  # a spacer too: the only fences are the ones made below
     for start, end in pairs:
@@ -208,7 +232,7 @@ def _brew_blocks(text: str) -> tuple[str, int]:
         name = _BREW_OPEN.match(lines[start]).group(1).strip()  # type: ignore[union-attr]
         lines[start] = f"{fence} {name or 'block'}"
         lines[end] = fence
-    return "\n".join(lines), len(layout) + len(spacers)
+    return "\n".join(lines), len(layout) + len(spacers) + styles
 
 
 def _aside_title(params: str) -> str:
