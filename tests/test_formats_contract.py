@@ -463,6 +463,30 @@ def test_homebrewery_markdown_reads_as_its_rules() -> None:
     assert result.dropped["layout lines"] == 3  # \\column, ":" and \\page
 
 
+def test_obsidian_notes_read_as_obsidian_shows_them() -> None:
+    """An Obsidian vault's note: its links were kept as written ("[[Keywords#Frenzy|
+    frenzied]]"), its hidden comments quoted as rules, a line of tags became the
+    note's first rule (shadowing the heading of the same name), and a callout's
+    title ran into its first sentence. Code keeps its brackets."""
+    md = (
+        "---\ntitle: Combat\ntags: [rules]\n---\n#rules #ashfall/core\n\n# Combat\n\n"
+        "Fought in the [[Turn Sequence#Fight Phase|Fight phase]], after [[Movement]] and "
+        "[[Turn Sequence#Shooting]].\n\n## Melee\n\nHits on a 4+, or 3+ when "
+        "[[Keywords#Frenzy|frenzied]]. ^melee-hits\n\n> [!note]- Multiple combats\n"
+        "> Split the attacks first.\n\n![[melee-diagram.png|400]]\n\n"
+        "%% TODO: decide whether flamers\nignore cover %%\n\n"
+        "Use `[[ -d x ]]` in a shell, 50% of the time.\n"
+    )
+    result = parse_file("combat.md", md.encode(), game="x")
+    units = {u.rule_id: u.text for u in result.units}
+    assert units == {
+        "combat": "Fought in the Fight phase, after Movement and Turn Sequence > Shooting.",
+        "combat/melee": "Hits on a 4+, or 3+ when frenzied.\nMultiple combats\n"
+        "Split the attacks first.\nUse [[ -d x ]] in a shell, 50% of the time.",
+    }
+    assert result.dropped["comments, embeds and tags"] == 4
+
+
 def test_homebrewery_page_furniture_is_layout() -> None:
     """Homebrewery's page number and running footer snippets ("{{pageNumber,auto}}",
     "{{footnote PART 1 | COMBAT}}"), the style it sets on an image and GM Binder's

@@ -62,6 +62,13 @@ read as markup, never as rule text:
   sets on an image (``![map](x.png) {position:absolute,width:40%}``) are
   layout, and dropped; another one-line block keeps its text.
 
+- Obsidian's notes read as Obsidian shows them (``_obsidian``): a link
+  ``[[Turn Sequence#Fight Phase|Fight phase]]`` is its words ("Fight
+  phase"; with none, "Turn Sequence > Fight Phase"), an embed ``![[x]]``,
+  a comment ``%% ... %%``, a block ID ``^rule-3`` and a line of tags
+  ``#rules #core`` are left out, and a callout's title (``> [!note]-
+  Multiple combats``) is a line of its own, as a note's is.
+
 A file with no heading at all is ingested as plain sections, with a
 warning (``outline.build_units``).
 """
@@ -147,6 +154,46 @@ _BLOCK_ID = re.compile(r"\s+\^[A-Za-z0-9-]+$")
 _HTML_HEADING = re.compile(r"<h[1-6][\s>]", re.I)
 # A heading's dotted number: "3", "3.2", "3.2.1." (its depth is its level)
 _HEADING_NUMBER = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
+
+
+# Obsidian: comments, embeds, links (target, heading, words), a block ID at
+# a line's end, a line of tags, a callout's first line (its type, fold, title)
+_OBSIDIAN_COMMENT = re.compile(r"%%.*?%%", re.S)
+_OBSIDIAN_EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]")
+_OBSIDIAN_LINK = re.compile(r"\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+_OBSIDIAN_BLOCK_ID = re.compile(r"(?<=\S)[ \t]+\^[A-Za-z0-9-]+[ \t]*$", re.M)
+_TAG = r"#[\w/-]*[^\W\d][\w/-]*"  # "#rules", "#ashfall/core" (not "#92", no heading)
+_TAG_LINE = re.compile(rf"^[ \t]*{_TAG}(?:[ \t]+{_TAG})*[ \t]*$", re.M)
+# code, left as written: a fenced block (in a list item too), a code span
+_CODE = re.compile(r"(^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)[^\n]*$|`[^`\n]+`)", re.M | re.S)
+_CALLOUT = re.compile(r"^([ \t]*(?:>[ \t]*)+)\[![A-Za-z][\w-]*\][+-]?[ \t]*(.*)$", re.M)
+
+
+def _obsidian(text: str) -> tuple[str, int]:
+    """Obsidian's own markup read as Obsidian shows a note (see the module
+    docstring), outside code; how many pieces were left out. Text with none of
+    it is returned as it is."""
+    if not any(mark in text for mark in ("[[", "%%", "[!", "^", "#")):
+        return text, 0
+    left_out = 0
+
+    def link(m: re.Match[str]) -> str:
+        target, heading, words = (g.strip() if g else "" for g in m.groups())
+        return words or " > ".join(p for p in (target, heading) if p)
+
+    def callout(m: re.Match[str]) -> str:
+        quote, title = m.group(1), m.group(2).strip()
+        return f"{quote}{title}\n{quote.rstrip()}" if title else quote.rstrip()
+
+    pieces = _CODE.split(text)
+    for n in range(0, len(pieces), 2):  # the odd pieces are code
+        piece = pieces[n]
+        for rx in (_OBSIDIAN_COMMENT, _OBSIDIAN_EMBED, _OBSIDIAN_BLOCK_ID, _TAG_LINE):
+            piece, found = rx.subn("", piece)
+            left_out += found
+        piece = _OBSIDIAN_LINK.sub(link, piece)
+        pieces[n] = _CALLOUT.sub(callout, piece)
+    return "".join(pieces), left_out
 
 
 def sniff(head: bytes) -> bool:
@@ -294,6 +341,9 @@ def outline_of(text: str) -> Outline:
     text, layout = _brew_blocks(text)
     if layout:
         outline.dropped["layout lines"] += layout
+    text, hidden = _obsidian(text)
+    if hidden:
+        outline.dropped["comments, embeds and tags"] += hidden
     env: dict[str, Any] = {}
     md = _parser()
     tokens = md.parse(text, env)
