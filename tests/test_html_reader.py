@@ -1487,3 +1487,71 @@ def test_a_list_styled_without_markers_reads_without_them() -> None:
     assert got["101.1"] == "The active player acts first."
     assert got["101.2"] == "The other player waits."
     assert got["rules/turns"] == "Untap.\nDraw."
+
+
+TAB_PAGES = {
+    "aria": (
+        '<div><ul role="tablist"><li role="tab" id="t1" aria-controls="p1">First edition</li>'
+        '<li role="tab" id="t2" aria-controls="p2">Second edition</li></ul>'
+        '<div role="tabpanel" id="p2" aria-labelledby="t2"><p>{b}</p></div>'
+        '<div role="tabpanel" id="p1"><p>{a}</p></div></div>'
+    ),
+    "bootstrap": (
+        '<ul class="nav nav-tabs"><li><a href="#one">First edition</a></li>'
+        '<li><a href="#two">Second edition</a></li></ul><div class="tab-content">'
+        '<div class="tab-pane active" id="one"><p>{a}</p></div>'
+        '<div class="tab-pane" id="two"><p>{b}</p></div></div>'
+    ),
+    "mkdocs": (
+        '<div class="tabbed-set"><input checked id="__tabbed_1_1" name="__tabbed_1" type="radio">'
+        '<input id="__tabbed_1_2" name="__tabbed_1" type="radio"><div class="tabbed-labels">'
+        '<label for="__tabbed_1_1">First edition</label><label for="__tabbed_1_2">Second '
+        'edition</label></div><div class="tabbed-content"><div class="tabbed-block"><p>{a}</p>'
+        '</div><div class="tabbed-block"><p>{b}</p></div></div></div>'
+    ),
+    "fandom": (
+        '<div class="tabber wds-tabber"><div class="wds-tabs__wrapper"><ul class="wds-tabs">'
+        '<li class="wds-tabs__tab"><div class="wds-tabs__tab-label"><a href="#">First edition'
+        '</a></div></li><li class="wds-tabs__tab"><div class="wds-tabs__tab-label"><a href="#">'
+        'Second edition</a></div></li></ul></div><div class="wds-tab__content wds-is-current">'
+        '<p>{a}</p></div><div class="wds-tab__content"><p>{b}</p></div></div>'
+    ),
+    "tabber": (
+        '<div class="tabber"><div class="tabbertab" title="First edition"><p>{a}</p></div>'
+        '<div class="tabbertab" title="Second edition"><p>{b}</p></div></div>'
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(TAB_PAGES))
+def test_each_tab_panel_is_read_under_its_label(kind: str) -> None:
+    """A wiki's editions as tabs: the labels were read first as a list, the two
+    panels' rules after them, and an answer quoted both with nothing to tell
+    which edition said which. Each panel now opens with its label (from ARIA,
+    a tab pointing at it, its title, or its place in the row), and the row goes."""
+    a = "The flamer hits every model under the template and ignores cover."
+    b = "The flamer makes d6 hits. Cover still applies."
+    tabs = TAB_PAGES[kind].format(a=a, b=b)
+    page = f"<html><body><h1>Flamer</h1><h2>Rules</h2>{tabs}<h2>Cost</h2><p>10 points.</p>"
+    result = parse_file("flamer.html", f"{page}</body></html>".encode(), game="x")
+    rules = next(u for u in result.units if u.title == "Rules")
+    first, second = ["First edition:", a], ["Second edition:", b]
+    # (the ARIA page sets its second panel first)
+    want = [*second, *first] if kind == "aria" else [*first, *second]
+    assert rules.text.split("\n") == want, kind
+    if kind != "tabber":
+        assert result.dropped["rows of tab labels"] == 1
+
+
+def test_a_row_of_tabs_that_does_not_match_its_panels_stays_as_it_was() -> None:
+    """Three labels over two panels, nothing tying them: no label is guessed."""
+    tabs = (
+        '<ul class="wds-tabs"><li>One</li><li>Two</li><li>Three</li></ul>'
+        '<div class="wds-tab__content"><p>First rule text.</p></div>'
+        '<div class="wds-tab__content"><p>Second rule text.</p></div>'
+    )
+    page = f"<html><body><h1>Rules</h1><div>{tabs}</div></body></html>"
+    result = parse_file("r.html", page.encode(), game="x")
+    assert result.units[0].text.split("\n") == [
+        "- One", "- Two", "- Three", "First rule text.", "Second rule text."
+    ]  # fmt: skip

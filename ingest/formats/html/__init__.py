@@ -75,10 +75,11 @@ Each concern is a module of this package, with its own account:
 ``encoding`` (bytes to text), ``chrome`` (what is not the rules),
 ``contents`` (the book's own table of contents), ``notes`` (footnotes to
 the text citing them), ``headings`` (headings without h-tags, numbered
-levels), ``lists`` (list numbering), ``tables`` (rows and spans) and
+levels), ``tabs`` (tab panels under their labels), ``lists`` (list
+numbering), ``tables`` (rows and spans) and
 ``walker`` (the page into an outline), over ``elements`` (an element's
 text, and the tags most stages test). This module runs the page-wide
-passes (``outline_of``: decode, chrome, footnotes, contents, bold
+passes (``outline_of``: decode, tabs, chrome, footnotes, contents, bold
 headings), then the walker, which calls on lists, tables and headings as
 it meets them; the Word and OpenDocument readers hand it the page they
 convert (``read_document``). The helpers keep a leading underscore: they
@@ -108,6 +109,7 @@ from ruleslawyer.ingest.formats.html.headings import (
 )
 from ruleslawyer.ingest.formats.html.lists import _html_int, _list_styles, list_number
 from ruleslawyer.ingest.formats.html.notes import _place_footnotes
+from ruleslawyer.ingest.formats.html.tabs import label_tab_panels
 from ruleslawyer.ingest.formats.html.walker import _Walker
 from ruleslawyer.ingest.outline import Outline
 from ruleslawyer.ingest.units import ParseResult
@@ -149,6 +151,10 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
+    # before links to places on the page go: a tab may be one
+    tab_rows = label_tab_panels(soup)
+    if tab_rows:
+        outline.dropped["rows of tab labels"] += tab_rows
     icons = _notion_icons(soup)
     if icons:
         outline.dropped["decorations"] += icons

@@ -1,0 +1,111 @@
+"""Tabbed panels: each panel's text read under its tab's label.
+
+A rules wiki shows a rule's editions or variants as tabs ("First edition",
+"Second edition"), a docs site its game modes ("Standard game", "Veteran
+game"). On the page only one panel shows at a time, under its label; read
+as text, the labels came first as a list and the panels' rules after them,
+so an answer quoted two contradicting rules with nothing to tell them
+apart. Here each panel opens with its label ("First edition:") and the row
+of labels is dropped.
+
+A panel is known by ARIA (``role="tabpanel"``) or by the classes of the
+toolkits that write tabs without it: Bootstrap's ``tab-pane``, MkDocs
+Material's ``tabbed-block``, Fandom's ``wds-tab__content``, MediaWiki's
+Tabber ``tabbertab``. Its label, in that order: the element its
+``aria-labelledby`` names; the tab that points at its ``id``
+(``aria-controls``, ``href="#id"``); its own ``title`` or ``data-title``
+(Tabber); else the label in the same place in its tab set's row of labels
+(``role="tablist"``, or the toolkit's row), when the row has as many labels
+as the set has panels. Trade-off: the toolkits are named, so tabs of
+another kind, with no ARIA, read as before.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ruleslawyer.ingest.formats.html.elements import _text
+
+# a panel's class in toolkits that write no ARIA
+_PANEL_CLASSES = frozenset({"tab-pane", "tabbed-block", "wds-tab__content", "tabbertab"})
+# a row of tab labels: its class there, or ARIA's tablist
+_ROW_CLASSES = frozenset({"nav-tabs", "tabbed-labels", "wds-tabs", "tabbernav"})
+_TAB_ROLE = re.compile(r"^tab$", re.I)
+_TABLIST_ROLE = re.compile(r"^tablist$", re.I)
+_PANEL_ROLE = re.compile(r"^tabpanel$", re.I)
+# what one label is inside a row: ARIA's tab, a list item, a <label>
+_LABEL_TAGS = ("li", "label")
+
+
+def _classes(el: Any) -> set[str]:
+    return set(el.get("class") or ())
+
+
+def _is_panel(el: Any) -> bool:
+    return bool(_PANEL_ROLE.match(str(el.get("role") or ""))) or bool(_classes(el) & _PANEL_CLASSES)
+
+
+def _is_row(el: Any) -> bool:
+    return bool(_TABLIST_ROLE.match(str(el.get("role") or ""))) or bool(_classes(el) & _ROW_CLASSES)
+
+
+def _row_labels(row: Any) -> list[str]:
+    tabs = row.find_all(role=_TAB_ROLE) or row.find_all(_LABEL_TAGS)
+    # a label inside another (an <li> holding a <label>) counts once
+    outer = [t for t in tabs if not any(p in tabs for p in t.parents)]
+    return [" ".join(_text(t).split()) for t in outer]
+
+
+def _own_label(panel: Any, soup: Any) -> str:
+    """A panel's label from its markup: ARIA, a tab pointing at it, its title."""
+    for ref in str(panel.get("aria-labelledby") or "").split():
+        found = soup.find(id=ref)
+        if found is not None and _text(found).strip():
+            return " ".join(_text(found).split())
+    pid = panel.get("id")
+    if pid:
+        tab = soup.find(attrs={"aria-controls": pid}) or soup.find("a", href=f"#{pid}")
+        if tab is not None and _text(tab).strip():
+            return " ".join(_text(tab).split())
+    return " ".join(str(panel.get("title") or panel.get("data-title") or "").split())
+
+
+def label_tab_panels(soup: Any) -> int:
+    """Put each tab panel's label before its text and drop the rows of labels
+    (see the module docstring); how many rows were dropped."""
+    panels = soup.find_all(_is_panel)
+    if not panels:
+        return 0
+    labels = {id(p): _own_label(p, soup) for p in panels}
+    rows = [r for r in soup.find_all(_is_row) if r.find_parent(_is_row) is None]
+    sets: list[tuple[Any, list[Any]]] = []  # (row, its panels in order)
+    for row in rows:
+        # the set: the nearest element holding the row and a panel
+        holder = next((up for up in row.parents if up.find(_is_panel) is not None), None)
+        if holder is None:
+            continue
+        own = [
+            p
+            for p in holder.find_all(_is_panel)
+            # not a panel of a set nested inside this one
+            if next((up for up in p.parents if up.find(_is_row) is not None), None) is holder
+        ]
+        sets.append((row, own))
+        names = _row_labels(row)
+        if len(names) == len(own) and not all(labels[id(p)] for p in own):
+            for p, name in zip(own, names, strict=True):
+                labels[id(p)] = labels[id(p)] or name
+    labelled = [p for p in panels if labels[id(p)]]
+    for panel in labelled:
+        line = soup.new_tag("p")
+        label = labels[id(panel)]
+        line.string = label if label.endswith((":", ".", "?", "!")) else f"{label}:"
+        panel.insert(0, line)
+    # a row goes once its panels say what it said (else it is all there is)
+    dropped = 0
+    for row, own in sets:
+        if own and all(labels[id(p)] for p in own):
+            row.decompose()
+            dropped += 1
+    return dropped
