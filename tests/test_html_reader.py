@@ -1555,3 +1555,18 @@ def test_a_row_of_tabs_that_does_not_match_its_panels_stays_as_it_was() -> None:
     assert result.units[0].text.split("\n") == [
         "- One", "- Two", "- Three", "First rule text.", "Second rule text."
     ]  # fmt: skip
+
+
+def test_a_toggle_title_in_a_list_is_a_line_of_its_own() -> None:
+    """Notion exports a toggle list as items holding a <details>: its plain
+    <summary> ran into the text under it ("- Effects During a storm...")."""
+    page = (
+        "<html><body><h1>Storms</h1><ul class='toggle'><li><details open>"
+        "<summary>Effects</summary><p>During a storm, flying units must land.</p>"
+        "</details></li></ul></body></html>"
+    )
+    result = parse_file("storms.html", page.encode(), game="x")
+    assert result.units[0].text.split("\n") == [
+        "- Effects",
+        "  During a storm, flying units must land.",
+    ]

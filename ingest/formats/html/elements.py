@@ -55,6 +55,10 @@ def _text(el: Any, *, lines: bool = False) -> str:
         for _ in range(BLOCK_END_DEPTH):
             if not isinstance(before, Tag):
                 break
+            if lines and before.name == "summary":
+                # a toggle's title is a line of its own: "Effects", then its text
+                parts.append(_LINE)
+                break
             if before.name in _BREAKS:
                 parts.append(" ")
                 break
