@@ -2175,6 +2175,47 @@ def test_rules_numbered_with_no_heading_at_all_are_the_rules() -> None:
     assert not result.warnings
 
 
+def _pasted_page(n: int, first: int) -> str:
+    filler = "\n".join(f"Line {k} of the rules goes on here." for k in range(10))
+    name = ["CHARGING", "SHOOTING", "MORALE"][first - 4]
+    return (
+        f"{first}. {name}\nA model within 8 inches may de-\nclare a charge; a charg-\n"
+        f"ing model moves straight. Its well-\nknown bonus is +1. Hits are simulta-\n"
+        f"neous.\n{filler}\n\nPage {n} Ashfall Skirmish Rules\n\n"
+    )
+
+
+def test_text_pasted_from_a_pdf_loses_its_footers_and_broken_words() -> None:
+    """Text pasted out of a PDF: a running footer with the page number ("Page 12
+    Ashfall Skirmish Rules", the book's name) ended a rule on every page, and a
+    word broken at a line's end read "charg- ing". A word is joined as the text
+    writes it elsewhere (whole, or with its hyphen: "well-known"), else left."""
+    text = (
+        "ASHFALL SKIRMISH RULES\n\n"
+        + "".join(_pasted_page(12 + n, 4 + n) for n in range(3))
+        + "The charging model and a well-known rule.\n"
+    )
+    result = parse_file("rules.txt", text.encode(), game="x")
+    first = next(u for u in result.units if u.title == "CHARGING")
+    assert first.text.startswith(
+        "A model within 8 inches may de- clare a charge; a charging model moves "
+        "straight. Its well-known bonus is +1. Hits are simulta- neous."
+    )
+    assert not any("Page" in u.text for u in result.units)
+    assert result.dropped["running headers and page numbers"] == 3
+
+
+def test_lines_counting_up_that_are_no_page_furniture_stay() -> None:
+    """ "Turn 1", "Turn 2", "Turn 3" over a scenario's turns count up a page apart
+    too, but name no book: they are its text."""
+    filler = "\n".join(f"Line {k} of the scenario." for k in range(10))
+    text = "SCENARIO\n\n" + "".join(f"Turn {n}\n{filler}\n\n" for n in (1, 2, 3))
+    text += "SETUP\n\nPlace the models.\n\nVICTORY\n\nHold the hill.\n"
+    result = parse_file("scenario.txt", text.encode(), game="x")
+    assert sum(u.text.count("Turn ") for u in result.units) == 3
+    assert not result.dropped.get("running headers and page numbers")
+
+
 @pytest.mark.parametrize(
     "body",
     [

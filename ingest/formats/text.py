@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
 from dataclasses import replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
@@ -88,10 +89,75 @@ def _numbered_headings(outline: Outline) -> int:
     return sum(1 for b in outline.blocks if b.level and _NUMBERED.match(b.text))
 
 
+# A line of a page's furniture, once its numbers are masked: "Page 12 Ashfall
+# Rules", "- 12 -", "12". It repeats through text pasted out of a PDF.
+_FURNITURE_WORDS = 8
+_FURNITURE_REPEATS = 3
+_PAGE_LINES = 10  # a page of pasted text holds at least this many lines
+_DIGITS = re.compile(r"\d+")
+_HEADING_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*[.)]\s")
+# a word broken at a line's end: "de-" then "clare"
+_BROKEN_WORD = re.compile(r"([^\W\d_]+)-$")
+
+
+def _page_furniture(lines: list[str]) -> set[int]:
+    """The lines (by index) that are a page number or a running header or
+    footer: short, holding a number, the same line again and again (at least
+    ``_FURNITURE_REPEATS`` times, a page apart: ``_PAGE_LINES``) but for the
+    number, which counts the pages (up by one or two: facing pages may differ),
+    and no words but the book's own name (its first line).
+    "Turn 1", "Turn 2", "Turn 3" over a scenario's turns are no such lines."""
+    titles = {_words(line) for line in lines[:1]}
+    seen: dict[str, list[tuple[int, int]]] = {}
+    for n, line in enumerate(lines):
+        text = " ".join(line.split())
+        numbers = _DIGITS.findall(text)
+        # (a numbered heading, "4. Charging", is the book's own)
+        if numbers and len(text.split()) <= _FURNITURE_WORDS and not _HEADING_NUMBER.match(text):
+            seen.setdefault(_DIGITS.sub("#", text), []).append((n, int(numbers[0])))
+    out: set[int] = set()
+    for shape, found in seen.items():
+        words = _words(shape)
+        if len(found) < _FURNITURE_REPEATS or (words and not any(t and t <= words for t in titles)):
+            continue
+        apart = all(b[0] - a[0] >= _PAGE_LINES for a, b in itertools.pairwise(found))
+        counting = all(0 < b[1] - a[1] <= 2 for a, b in itertools.pairwise(found))
+        if apart and counting:
+            out.update(n for n, _ in found)
+    return out
+
+
+def _words(line: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in re.findall(r"[^\W\d_]+", line))
+
+
+def _joined(para: list[str], line: str, text: str, words: Collection[str]) -> bool:
+    """Join ``line`` to the paragraph's last line as the rest of a word broken
+    there, where the text itself says how the word is written: whole elsewhere
+    ("de-" + "clare" is "declare", ``words``), or with its hyphen ("well-"
+    + "known" is "well-known"). Else it is left as it was ("just- in-time")."""
+    m = _BROKEN_WORD.search(para[-1]) if para else None
+    rest = re.match(r"[^\W\d_]+", line) if line[:1].islower() else None
+    if m is None or rest is None:
+        return False
+    if f"{m.group(1)}-{rest.group(0)}" in text:
+        para[-1] += line
+    elif (m.group(1) + rest.group(0)).casefold() in words:
+        para[-1] = para[-1][:-1] + line
+    else:
+        return False
+    return True
+
+
 def heading_lines(text: str) -> Outline | None:
     """``text`` as an outline of its heading lines, or None when it shows fewer
-    than ``MIN_HEADING_LINES`` with text under them."""
+    than ``MIN_HEADING_LINES`` with text under them. A running header or
+    footer repeated from page to page is left out (text pasted out of a PDF),
+    and a word broken over two lines is one word again."""
     lines = text.split("\n")
+    furniture = _page_furniture(lines)
+    lines = [line for n, line in enumerate(lines) if n not in furniture]
+    words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
     blocks: list[Block] = []
     para: list[str] = []
 
@@ -110,7 +176,8 @@ def heading_lines(text: str) -> Outline | None:
         elif line.strip():
             if para and opens_numbered_rule(line.strip(), para[-1]):
                 flush()  # one numbered rule a line, with no blank line between
-            para.append(line.strip())
+            if not _joined(para, line.strip(), text, words):
+                para.append(line.strip())
         else:
             flush()
     flush()
@@ -128,7 +195,12 @@ def heading_lines(text: str) -> Outline | None:
     # rules numbered in their paragraphs ("1.1 A model may...") are structure too,
     # with headings or without
     enough = max(headed, numbered_rules(blocks)) >= MIN_HEADING_LINES
-    return Outline(blocks=blocks, title=title) if enough else None
+    if not enough:
+        return None
+    outline = Outline(blocks=blocks, title=title)
+    if furniture:
+        outline.dropped["running headers and page numbers"] += len(furniture)
+    return outline
 
 
 FORMAT = Format(name="text", extensions=(".txt", ".text"), read=read, priority=90, label="text")
