@@ -62,6 +62,10 @@ read as markup, never as rule text:
   sets on an image (``![map](x.png) {position:absolute,width:40%}``) are
   layout, and dropped; another one-line block keeps its text.
 
+- an emoji's shortcode (GitHub's ``:crossed_swords:``) is left out of
+  titles and text alike, as are badges (a paragraph of images alone: their
+  words describe pictures); a cell's escaped ``\\|`` stays ``\\|``, not a
+  column's edge;
 - Obsidian's notes read as Obsidian shows them (``_obsidian``): a link
   ``[[Turn Sequence#Fight Phase|Fight phase]]`` is its words ("Fight
   phase"; with none, "Turn Sequence > Fight Phase"), an embed ``![[x]]``,
@@ -168,13 +172,15 @@ _TAG_LINE = re.compile(rf"^[ \t]*{_TAG}(?:[ \t]+{_TAG})*[ \t]*$", re.M)
 # code, left as written: a fenced block (in a list item too), a code span
 _CODE = re.compile(r"(^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)[^\n]*$|`[^`\n]+`)", re.M | re.S)
 _CALLOUT = re.compile(r"^([ \t]*(?:>[ \t]*)+)\[![A-Za-z][\w-]*\][+-]?[ \t]*(.*)$", re.M)
+# GitHub's (and Slack's, Discord's) emoji shortcodes: ":crossed_swords:", ":+1:"
+_SHORTCODE = re.compile(r"[ \t]?(?<![\w:]):(?=[\w+-]*[a-z])[a-z0-9_+-]{2,}:(?![\w:])")
 
 
 def _obsidian(text: str) -> tuple[str, int]:
     """Obsidian's own markup read as Obsidian shows a note (see the module
     docstring), outside code; how many pieces were left out. Text with none of
     it is returned as it is."""
-    if not any(mark in text for mark in ("[[", "%%", "[!", "^", "#")):
+    if not any(mark in text for mark in ("[[", "%%", "[!", "^", "#", ":")):
         return text, 0
     left_out = 0
 
@@ -189,7 +195,7 @@ def _obsidian(text: str) -> tuple[str, int]:
     pieces = _CODE.split(text)
     for n in range(0, len(pieces), 2):  # the odd pieces are code
         piece = pieces[n]
-        for rx in (_OBSIDIAN_COMMENT, _OBSIDIAN_EMBED, _OBSIDIAN_BLOCK_ID, _TAG_LINE):
+        for rx in (_OBSIDIAN_COMMENT, _OBSIDIAN_EMBED, _OBSIDIAN_BLOCK_ID, _TAG_LINE, _SHORTCODE):
             piece, found = rx.subn("", piece)
             left_out += found
         piece = _OBSIDIAN_LINK.sub(link, piece)
@@ -317,6 +323,16 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
     return "".join(out).strip()
 
 
+def _images_only(token: Any) -> bool:
+    """Is this paragraph pictures alone (badges, linked or not), no words?"""
+    kids = token.children or []
+    return any(k.type == "image" for k in kids) and all(
+        k.type in ("image", "link_open", "link_close", "softbreak", "hardbreak")
+        or (k.type == "text" and not k.content.strip())
+        for k in kids
+    )
+
+
 def _lettered(token: Any) -> bool:
     """Does every line of this paragraph after its first open with a list label
     (two labelled lines at least)? Then they are items: "a) -1 in cover" /
@@ -344,7 +360,7 @@ def outline_of(text: str) -> Outline:
         outline.dropped["layout lines"] += layout
     text, hidden = _obsidian(text)
     if hidden:
-        outline.dropped["comments, embeds and tags"] += hidden
+        outline.dropped["comments, embeds, tags and emoji codes"] += hidden
     env: dict[str, Any] = {}
     md = _parser()
     tokens = md.parse(text, env)
@@ -449,6 +465,8 @@ def outline_of(text: str) -> Outline:
             if any(cell for cell in row):
                 outline.blocks.append(Block(" | ".join(row)))
             row = None
+        elif t == "inline" and row is None and _images_only(tok):
+            outline.dropped["images"] += 1  # badges, a picture: no rule's words
         elif t == "inline":
             lettered = row is None and not heading_level and _lettered(tok)
             content = _inline_text(tok, lines=lettered)
@@ -459,7 +477,8 @@ def outline_of(text: str) -> Outline:
                 content = _ALERT.sub("", content)
                 quote_start = False
             if row is not None:
-                row.append(" ".join(content.split()))
+                # a "|" written in a cell ("\\|") is no column's edge
+                row.append(" ".join(content.replace("|", "\\|").split()))
             elif heading_level:
                 heading = _HEADING_ATTRS.sub("", " ".join(content.split())) or content
                 heading = _BLOCK_ID.sub("", heading) or heading
