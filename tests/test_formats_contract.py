@@ -2005,6 +2005,23 @@ def test_numbered_paragraphs_are_the_rules_in_every_format(name: str, load: Load
     assert CR_EXAMPLE in " ".join(rules["101.2"].text.split())
 
 
+def test_a_numbered_rule_opening_a_list_is_a_rule_in_a_pdf_too() -> None:
+    """ "702.3. The state checks are:" set as the text is, on a line of its own: a
+    rule whose items follow as its sub-rules, not a heading (the items were
+    titled "The state checks are:" and 702.3 was missing from the PDF alone)."""
+    b = Book(title="Rules", header="")
+    b.new_page()
+    b.heading("702. State Checks", size=12)
+    b.para(f"702.1. State checks happen whenever a player would act. {CR_FILLER}")
+    b.para("702.3. The state checks are:")
+    b.para(f"702.3a A player with 0 or less Light loses the game. {CR_FILLER}")
+    b.para(f"702.3b A warden with Grit 0 or less is put into the Mire. {CR_FILLER}")
+    result = parse_file("cr.pdf", b.pdf(), game="cards")
+    got = {u.rule_id: (u.title, u.text.split(".")[0]) for u in result.units}
+    assert got["702.3"] == ("State Checks", "The state checks are:")
+    assert got["702.3a"][0] == "State Checks" and "702.3b" in got
+
+
 def test_a_number_opening_one_sentence_is_no_rule_of_its_own() -> None:
     """A section's paragraphs become rules only when two or more carry a number
     under the section's own: "2.5 inches" under "3 Movement" once is a sentence,

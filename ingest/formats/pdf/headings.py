@@ -247,7 +247,9 @@ def _is_heading(
         return False
     if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
-    return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8
+    # set as the text is, only its number makes it a heading; one ending in a
+    # colon opens a list ("702.3. The state checks are:"), as a rule does
+    return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8 and text[-1] != ":"
 
 
 def _in_profile(lines: list[_Line], i: int, body: float) -> bool:
