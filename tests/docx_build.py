@@ -12,7 +12,12 @@ from xml.sax.saxutils import escape
 
 _NS = (
     'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
-    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:v="urn:schemas-microsoft-com:vml"'
 )
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -312,3 +317,18 @@ def broken_para(lines: list[str], style: str | None = None) -> str:
         f'<w:r><w:t xml:space="preserve">{escape(line)}</w:t></w:r>' for line in lines
     )
     return f"<w:p>{props}{runs}</w:p>"
+
+
+def text_box(paragraphs: str) -> str:
+    """A run holding a text box as Word saves one: the newer drawing
+    (``mc:Choice``) and the older VML shape (``mc:Fallback``), each with the
+    same paragraphs."""
+    content = f"<w:txbxContent>{paragraphs}</w:txbxContent>"
+    return (
+        '<w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wp:anchor>'
+        '<a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/word/2010/'
+        f'wordprocessingShape"><wps:wsp><wps:txbx>{content}</wps:txbx></wps:wsp>'
+        "</a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice><mc:Fallback>"
+        f'<w:pict><v:shape type="#_x0000_t202"><v:textbox>{content}</v:textbox></v:shape>'
+        "</w:pict></mc:Fallback></mc:AlternateContent></w:r>"
+    )

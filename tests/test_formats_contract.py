@@ -30,6 +30,7 @@ from docx_build import (
     para,
     style,
     table,
+    text_box,
 )
 from markdown_it import MarkdownIt
 from odt_build import markdown_odt
@@ -1226,6 +1227,43 @@ def test_word_list_numbers_as_word_counts_them(start: str, levels: list, expecte
     assert ids[: len(expected)] == expected
     if start != "1" and not expected:
         assert all(len(u.title) < 80 for u in units), [u.title for u in units]
+
+
+def test_word_reads_what_word_shows_once() -> None:
+    """A text box is saved twice (a drawing and its older copy): a heading in a
+    sidebar was counted twice, so every later rule's number was one too high
+    ("1.3 Terrain" for Word's 1.2). Hidden text and a content control's
+    placeholder were read as rules; a body wrapped in a content control (as
+    templates wrap it) hid its hand-made headings."""
+    styles = STYLES.replace('w:styleId="Heading2"', 'w:styleId="Old2"')
+    styles += numbered_style("Heading2", "heading 2", 1, 1, 1)
+    lists = multilevel_list(1, [("decimal", "%1"), ("decimal", "%1.%2")])
+    hidden = '<w:r><w:rPr><w:vanish/></w:rPr><w:t xml:space="preserve"> HIDDEN note.</w:t></w:r>'
+    placeholder = (
+        "<w:sdt><w:sdtPr><w:showingPlcHdr/></w:sdtPr><w:sdtContent><w:r><w:t>"
+        "Click or tap here to enter text.</w:t></w:r></w:sdtContent></w:sdt>"
+    )
+    sidebar = text_box(para("Optional Forces", "Heading2") + para("Add one hero."))
+    body = "".join(
+        [
+            para("Armies", "Heading2"),
+            para("Each player takes twelve units.").replace("</w:p>", f"{sidebar}</w:p>"),
+            para("Terrain", "Heading2"),
+            para("Place four pieces.").replace("</w:p>", f"{hidden}{placeholder}</w:p>"),
+        ]
+    )
+    units = parse_file("book.docx", docx(body, styles, numbering=lists), game="x").units
+    got = {u.rule_id: (u.title, u.text) for u in units}
+    assert list(got) == ["1.1", "1.2", "1.3"], got
+    assert got["1.2"][0] == "Optional Forces" and got["1.3"] == ("Terrain", "Place four pieces.")
+
+    # hand-made headings inside a content control around the whole body
+    lines = [para("Setup", bold=True, size=14), para("Place the board.")]
+    lines += [para("Turns", bold=True, size=14), para("Players alternate.")]
+    lines += [para("Scoring", bold=True, size=14), para("Each kill scores one.")]
+    wrapped = f"<w:sdt><w:sdtPr/><w:sdtContent>{''.join(lines)}</w:sdtContent></w:sdt>"
+    units = parse_file("hand.docx", docx(wrapped), game="x").units
+    assert [u.title for u in units] == ["Setup", "Turns", "Scoring"]
 
 
 def test_a_damaged_numbering_part_leaves_the_rules_unnumbered() -> None:

@@ -36,6 +36,13 @@ type and label and each ``<li>``'s value, as the OpenDocument reader passes
 Writer's on. (A level's text with the higher levels' numbers in it,
 "%1.%2.", is filled in: they are the same for every item of one ``<ol>``.)
 
+What Word neither shows nor prints is not read (``_unseen``): text formatted
+hidden (``w:vanish``), a content control's placeholder ("Click or tap here
+to enter text."), and the second copy Word keeps of a text box or a
+drawing for newer versions (``mc:Choice``; mammoth reads the
+``mc:Fallback``): counted twice, a heading in a sidebar put every later
+rule's number one too high.
+
 A line break inside a paragraph (Shift+Enter, ``w:br``) is a line break in
 the rule's text: mammoth writes it as ``<br>``, which the HTML reader keeps
 as one (a heading's stays a space).
@@ -61,6 +68,7 @@ from ruleslawyer.ingest.units import ParseResult
 _ZIP = b"PK\x03\x04"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a .doc, or an encrypted Office file
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 # what mammoth's "p.StyleId" matcher takes (ASCII letters, digits after the first, - and _)
 _STYLE_ID = re.compile(r"^[A-Za-z_-][A-Za-z0-9_-]*$")
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
@@ -116,6 +124,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             core = z.read("docProps/core.xml") if "docProps/core.xml" in parts else b""
             numbering = z.read("word/numbering.xml") if "word/numbering.xml" in parts else b""
             root = _xml(z.read("word/document.xml"))
+        unseen = _unseen(root)
         headings = styles.heading_levels()
         levels = {_matcher(sid, name): level for sid, (level, name) in headings.items()}
         outlined = set(headings)
@@ -134,7 +143,7 @@ def to_html(data: bytes, name: str) -> tuple[str, str, int]:
             # (items marked before it failed keep their labels: the marks are
             # taken out of the HTML whatever happens)
             numbered = False
-        if typed or numbered or contents or styled_title or labels:
+        if typed or numbered or contents or styled_title or labels or unseen:
             data = _with_document(data, root)
         style_map = "\n".join(f"{match} => h{level}:fresh" for match, level in levels.items())
         result = mammoth.convert_to_html(
@@ -313,6 +322,43 @@ def _words(p: Any) -> bool:
     return any((t.text or "").strip() for t in p.iter(f"{_W}t"))
 
 
+def _unseen(root: Any) -> int:
+    """Take out of the document what Word neither shows nor prints (see the
+    module docstring); how many pieces."""
+    gone: list[Any] = [
+        # the newer copy; mammoth reads the Fallback, and so must every pass here
+        *(c for c in root.iter(f"{_MC}Choice") if c.getparent().tag == f"{_MC}AlternateContent"),
+        *(
+            r
+            for r in root.iter(f"{_W}r")
+            if (v := r.find(f"{_W}rPr/{_W}vanish")) is not None
+            and v.get(f"{_W}val", "true") not in ("0", "false", "off")
+        ),
+    ]
+    for sdt in root.iter(f"{_W}sdt"):
+        content = sdt.find(f"{_W}sdtContent")
+        if sdt.find(f"{_W}sdtPr/{_W}showingPlcHdr") is not None and content is not None:
+            gone.extend(content.iter(f"{_W}r"))
+    for node in gone:
+        if node.getparent() is not None:
+            node.getparent().remove(node)
+    return len(gone)
+
+
+def _body_paragraphs(body: Any) -> list[Any]:
+    """The body's own paragraphs, those in its content controls too (a template
+    wraps the whole text in one); not a table's or a text box's."""
+    out: list[Any] = []
+    for child in body:
+        if child.tag == f"{_W}p":
+            out.append(child)
+        elif child.tag == f"{_W}sdt":
+            content = child.find(f"{_W}sdtContent")
+            if content is not None:
+                out.extend(_body_paragraphs(content))
+    return out
+
+
 def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[bool, str]:
     """Give the document's hand-made headings heading styles (``_TYPED`` 1-6), as
     ``ingest.typeset`` chooses them; whether it did, and the title line's text.
@@ -328,7 +374,7 @@ def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[boo
     chars: Counter[float] = Counter()
     bold_chars = 0
     lines: list[Line] = []
-    for p in body.findall(f"{_W}p"):  # not those in tables or text boxes
+    for p in _body_paragraphs(body):  # not those in tables or text boxes
         runs = [(r, "".join(t.text or "" for t in r.iter(f"{_W}t"))) for r in p.iter(f"{_W}r")]
         runs = [(r, t) for r, t in runs if t.strip()]
         if not runs:
