@@ -2697,3 +2697,50 @@ def test_numbered_rule_paragraphs_set_close_are_paragraphs() -> None:
     got = [u.rule_id for u in result.units]
     assert got == ["100.1", "100.1a", "100.2"], got
     assert "rule 100.2. It stays" in " ".join(result.units[-1].text.split())
+
+
+def test_text_beside_a_box_of_notes_in_the_margin_runs_on() -> None:
+    """A page with a designer's-notes box in its margin, set smaller: the box's
+    lines ended further right than the text's, so the text's right margin was
+    taken there, every line of the page's ragged-right text stopped "short" of
+    it and was a paragraph of its own, and a quote ended mid-sentence ("Spearmen
+    facing the charge cancel")."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import inch
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10.5, leading=13.5, spaceAfter=6)
+    head = ParagraphStyle("h", parent=body, fontName="Helvetica-Bold", fontSize=15, leading=19)
+    note = ParagraphStyle("n", fontName="Helvetica", fontSize=8.5, leading=10.5)
+    height = letter[1]
+
+    def sidebar(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        c.setFillColor(colors.HexColor("#e8e0c8"))
+        c.rect(5.8 * inch, height - 5 * inch, 2.1 * inch, 2.2 * inch, fill=1)
+        y = height - 2.9 * inch
+        for text in ("Designer's Notes", "We wanted cavalry to feel fast but fragile.") * 3:
+            p = Paragraph(text, note)
+            _, h = p.wrap(1.9 * inch, 2 * inch)
+            p.drawOn(c, 5.9 * inch, y - h)
+            y -= h + 4
+
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    frame = Frame(0.9 * inch, 0.9 * inch, 4.7 * inch, height - 1.8 * inch)
+    doc.addPageTemplates([PageTemplate("p", [frame], onPageEnd=sidebar)])
+    more = " Each step is resolved before the next begins, and no step is taken back." * 3
+    rules = [
+        ("Charges", "A cavalry unit may charge an enemy up to three hexes away."),
+        ("Charge Bonus", "A charging unit adds two to its attack roll. Spearmen facing the "
+         "charge cancel the bonus."),
+        ("After the Charge", "A charging unit that wins stays in place."),
+    ]  # fmt: skip
+    story = []
+    for title, text in rules:
+        story += [Paragraph(title, head), Paragraph(text + more, body)]
+    doc.build(story)
+    units = {u.title: u.text for u in parse_file("r.pdf", out.getvalue(), game="x").units}
+    for title, text in rules:
+        assert units[title].startswith(text + " Each step"), units[title]
+        assert "\n" not in units[title].split("Designer's Notes")[0].strip(), units[title]

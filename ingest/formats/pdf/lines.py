@@ -836,11 +836,30 @@ def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:
     return bool(m and m.group(1) in marks)
 
 
+# A line starting this far right of its column's text is set apart from it.
+BODY_INDENT = 72.0
+
+
 def _right_edges(page: _Page) -> dict[int, float]:
-    """Each column's right margin: where most full lines end."""
+    """Each column's right margin: where most full lines end. Not counting a
+    box of notes set smaller than the column's text and beside it, in the
+    page's margin: it ends further right, and counted, it put the margin
+    there, so every line of the page's text stopped "short" of it, a
+    paragraph of its own (a quote ended mid-sentence)."""
+    sizes: dict[int, Counter[float]] = {}
+    for ln in page.lines:
+        sizes.setdefault(ln.column, Counter())[round(ln.size * 2) / 2] += len(ln.text)
+    body = {col: c.most_common(1)[0][0] for col, c in sizes.items()}
+    starts = {
+        col: statistics.median(ln.x0 for ln in page.lines if ln.column == col and
+                               round(ln.size * 2) / 2 == size)
+        for col, size in body.items()
+    }  # fmt: skip
     ends: dict[int, list[float]] = {}
     for ln in page.lines:
-        ends.setdefault(ln.column, []).append(ln.x1)
+        aside = ln.size < 0.9 * body[ln.column] and ln.x0 > starts[ln.column] + BODY_INDENT
+        if not aside:
+            ends.setdefault(ln.column, []).append(ln.x1)
     return {col: sorted(xs)[int(len(xs) * 0.9)] if xs else 0.0 for col, xs in ends.items()}
 
 
