@@ -14,6 +14,7 @@ import io
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from docx_build import (
@@ -741,6 +742,31 @@ def test_opendocument_heading_numbers_are_the_ones_writer_shows() -> None:
         ("combat", "Combat"),
         ("5.1.1", "Deep skip"),
     ]
+
+
+def test_a_paragraph_hidden_by_its_condition_is_left_out() -> None:
+    """Writer's hidden paragraph field hides the paragraph it sits in: its text
+    was kept (the field alone was taken out). A soft hyphen in a page (U+00AD,
+    &shy;) shows only at a line's end: it stayed inside the word ("move-ment")."""
+
+    def build(doc: Any) -> None:
+        from odf.text import H, HiddenParagraph, P
+
+        doc.text.addElement(H(outlinelevel=1, text="Combat"))
+        doc.text.addElement(P(text="Ties go to the defender."))
+        hidden = P()
+        hidden.addElement(HiddenParagraph(condition="ooow:1==1", ishidden="true"))
+        hidden.addText("HIDDENPARA a playtest note.")
+        doc.text.addElement(hidden)
+        shown = P()
+        shown.addElement(HiddenParagraph(condition="ooow:1==0", ishidden="false"))
+        shown.addText("Roll two dice.")
+        doc.text.addElement(shown)
+
+    units = parse_file("c.odt", odt_document(build), game="x").units
+    assert units[0].text == "Ties go to the defender.\nRoll two dice."
+    page = "<html><body><h1>Moving</h1><p>Move&shy;ment is for\u00adbidden.</p></body></html>"
+    assert parse_file("m.html", page.encode(), game="x").units[0].text == "Movement is forbidden."
 
 
 def test_opendocument_text_is_what_writer_shows() -> None:

@@ -357,10 +357,14 @@ def _tidy(doc: Any, textns: str) -> tuple[dict[str, int], str]:
     for section in _elements(doc.text, textns, "section"):
         if section.attributes.get((textns, "display")) == "none" and section.parentNode:
             drop(section, "hidden text")
-    for local in ("hidden-text", "hidden-paragraph"):
-        for node in _elements(doc.text, textns, local):
-            if local == "hidden-text" or node.attributes.get((textns, "is-hidden")) == "true":
-                drop(node, "hidden text")
+    for node in _elements(doc.text, textns, "hidden-text"):
+        drop(node, "hidden text")
+    for node in _elements(doc.text, textns, "hidden-paragraph"):
+        # the field hides the paragraph it sits in, not itself alone
+        hidden = node.attributes.get((textns, "is-hidden")) == "true"
+        paragraph = node.parentNode if hidden else node
+        if paragraph is not None and paragraph.parentNode is not None:
+            drop(paragraph, "hidden text")
     for local in ("span", "p", "h"):
         for node in _elements(doc.text, textns, local):
             if node.attributes.get((textns, "style-name")) in hidden_styles and node.parentNode:

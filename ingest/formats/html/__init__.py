@@ -142,6 +142,8 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
 
     if isinstance(data, bytes):
         data = decode_page(data, "page")[0]
+    # a soft hyphen shows only where a line breaks: no character of the text
+    data = data.replace("\u00ad", "").replace("&shy;", "")
     soup = BeautifulSoup(data, "lxml")
     outline = Outline()
     for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
