@@ -28,7 +28,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from ruleslawyer.prompts.templates import render
 from ruleslawyer.records import (
     Answer,
     Citation,
+    Hit,
     RuleUnit,
     SearchResult,
     Verdict,
@@ -183,6 +184,7 @@ class Answerer:
 
         if evidence is None:
             evidence = self.evidence(question, search, notes)
+        search = _with_list_items(search, evidence)
         timings["evidence"] = _ms(t0)
         citations = [Citation(ev.unit, ev.quote) for ev in evidence]
         yes_no = is_yes_no(question)
@@ -496,6 +498,19 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
 
 def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
+
+
+def _with_list_items(search: SearchResult, evidence: Sequence[Evidence]) -> SearchResult:
+    """``search`` with the rules quoted as a list's items among its hits (why
+    "list", at the score of the rule whose list they are): every rule an answer
+    cites is one the search brought, as the citation check holds."""
+    items = [e for e in evidence if e.item]
+    if not items:
+        return search
+    have = {h.unit.key for h in search.hits}
+    header = next((h.score for h in search.hits if h.unit.key == evidence[0].unit.key), 0.0)
+    extra = [Hit(e.unit, header, ("list",)) for e in items if e.unit.key not in have]
+    return replace(search, hits=(*search.hits, *extra))
 
 
 def _list_goes_on(header: RuleUnit, left_out: Sequence[Evidence]) -> str:

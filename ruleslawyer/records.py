@@ -261,7 +261,8 @@ class Hit:
 
     unit: RuleUnit
     score: float
-    why: tuple[str, ...] = ()  # "dense" | "bm25" | "exact" | "ref"
+    # "dense" | "bm25" | "exact" | "ref" | "list" (an item of a quoted list's rule)
+    why: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {

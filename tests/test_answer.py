@@ -803,6 +803,10 @@ def test_an_answer_quoting_a_list_header_shows_its_numbered_items() -> None:
         "702.3",
         *[f"702.3{letters[n]}" for n in range(shown)],
     ]
+    # every rule cited is one the search brought, as the citation check holds
+    brought = {h.unit.key: h.why for h in answer.search.hits}
+    assert all(c.unit.key in brought for c in answer.citations)
+    assert brought[("hm", "702.3a")] == ("list",)
     assert any(
         f"goes on: 702.3{letters[shown]}" in note and "not quoted" in note for note in answer.notes
     )
