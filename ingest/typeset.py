@@ -14,8 +14,9 @@ or a lead-in does) with text after it, not a list item, set larger than the
 text (``HEADING_SIZE_RATIO`` x the size most characters have) or all in bold
 where bold is not most of the text. Levels rank the headings' looks: larger
 first, then bold. The first line, if it is a heading and the only one in the
-largest look, is the title: it names the book and stays text before the
-first heading. Fewer than two headings is no outline at all (the reader
+largest look, is the title: it names the book, and the readers take it out
+of the text (as the Word reader does a line in Word's own "Title" style:
+left in, it was a rule holding only the book's name). Fewer than two headings is no outline at all (the reader
 then gives plain sections with a warning, as for any document without
 headings).
 
@@ -54,6 +55,7 @@ class Typeset:
 
     headings: tuple[tuple[Any, int], ...] = ()
     title: str = ""
+    title_line: Any = None  # the reader's element of the title line, to take out
 
 
 def typeset_headings(lines: Sequence[Line], chars: Counter[float], bold_chars: int) -> Typeset:
@@ -77,13 +79,17 @@ def typeset_headings(lines: Sequence[Line], chars: Counter[float], bold_chars: i
             or (line.bold and bold_marks and line.size >= body_size)
         )
     ]
-    title = ""
+    title_line = None
     if heads and heads[0] is lines[0]:
         top = max(h.size for h in heads)
         if heads[0].size == top and sum(1 for h in heads if h.size == top) == 1:
-            title = heads.pop(0).text  # the title line stays text before the first heading
+            title_line = heads.pop(0)
     if len(heads) < 2:
         return Typeset()
     ranks = sorted({(h.size, h.bold) for h in heads}, key=lambda k: (-k[0], not k[1]))
     level = {look: min(n + 1, MAX_LEVEL) for n, look in enumerate(ranks)}
-    return Typeset(tuple((h.element, level[(h.size, h.bold)]) for h in heads), title)
+    return Typeset(
+        tuple((h.element, level[(h.size, h.bold)]) for h in heads),
+        title_line.text if title_line else "",
+        title_line.element if title_line else None,
+    )

@@ -406,6 +406,8 @@ def _typeset_headings(root: Any, styled: set[str], styles: _Styles) -> tuple[boo
         style = etree.Element(f"{_W}pStyle")
         style.set(f"{_W}val", f"{_TYPED}{level}")
         props.insert(0, style)
+    if found.title_line is not None and found.title_line.getparent() is not None:
+        found.title_line.getparent().remove(found.title_line)  # it names the book
     return bool(found.headings), found.title
 
 

@@ -525,6 +525,8 @@ def _typeset_headings(doc: Any, textns: str) -> str:
     found = typeset_headings(lines, chars, bold_chars)
     for p, level in found.headings:
         _replace(p, H(outlinelevel=level))
+    if found.title_line is not None and found.title_line.parentNode is not None:
+        found.title_line.parentNode.removeChild(found.title_line)  # it names the book
     return found.title if found.headings else ""
 
 
