@@ -2353,3 +2353,16 @@ def test_a_rule_number_before_a_later_headings_is_text() -> None:
     result = parse_file("rules.md", md.encode(), game="cards")
     assert [u.rule_id for u in result.units] == ["3.2", "3.3"]
     assert "3.2.2 Also applies." in result.units[1].text
+
+
+def test_a_title_line_in_a_content_control_names_the_book() -> None:
+    """A template wraps its body, Title line and all, in a content control: the
+    Title line stayed the first rule's text instead of naming the book."""
+    body = para("Card Duel", "Title") + para("A game for two.")
+    body += para("Setup", "Heading1") + para("Each player takes 10 cards.")
+    for wrapped in (body, f"<w:sdt><w:sdtPr/><w:sdtContent>{body}</w:sdtContent></w:sdt>"):
+        units = parse_file("duel.docx", docx(wrapped), game="x").units
+        assert [(u.title, u.text) for u in units] == [
+            ("Card Duel", "A game for two."),
+            ("Setup", "Each player takes 10 cards."),
+        ]

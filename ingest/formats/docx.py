@@ -177,7 +177,11 @@ def _title_line(root: Any, styles: _Styles, named: str) -> str:
     # the one line in that style, first in the book and not in a table; only
     # a name (no sentence, no line break, no box anchored to it): a rule set
     # in the Title style, or headings all in it, stay as they are
-    if first is None or titled != [first] or first.getparent() is not body:
+    # (in the body, or in a content control around it, as templates set it)
+    home = first.getparent() if first is not None else None
+    if home is not None and home.tag == f"{_W}sdtContent":
+        home = home.getparent().getparent() if home.getparent() is not None else None
+    if first is None or titled != [first] or home is not body:
         return ""
     text = " ".join("".join(t.text or "" for t in first.iter(f"{_W}t")).split())
     if (
@@ -188,7 +192,7 @@ def _title_line(root: Any, styles: _Styles, named: str) -> str:
         or (named and named.casefold() != text.casefold())
     ):
         return ""
-    body.remove(first)
+    first.getparent().remove(first)
     return text
 
 
