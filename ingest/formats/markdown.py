@@ -66,7 +66,8 @@ read as markup, never as rule text:
   titles and text alike, as are badges (a paragraph of images alone: their
   words describe pictures); a cell's escaped ``\\|`` stays ``\\|``, not a
   column's edge;
-- Obsidian's notes read as Obsidian shows them (``_obsidian``): a link
+- Obsidian's notes read as Obsidian shows them (``_shown_markup``, which
+  also takes out the emoji codes above): a link
   ``[[Turn Sequence#Fight Phase|Fight phase]]`` is its words ("Fight
   phase"; with none, "Turn Sequence > Fight Phase"), an embed ``![[x]]``,
   a comment ``%% ... %%``, a block ID ``^rule-3`` and a line of tags
@@ -176,10 +177,10 @@ _CALLOUT = re.compile(r"^([ \t]*(?:>[ \t]*)+)\[![A-Za-z][\w-]*\][+-]?[ \t]*(.*)$
 _SHORTCODE = re.compile(r"[ \t]?(?<![\w:]):(?=[\w+-]*[a-z])[a-z0-9_+-]{2,}:(?![\w:])")
 
 
-def _obsidian(text: str) -> tuple[str, int]:
-    """Obsidian's own markup read as Obsidian shows a note (see the module
-    docstring), outside code; how many pieces were left out. Text with none of
-    it is returned as it is."""
+def _shown_markup(text: str) -> tuple[str, int]:
+    """Obsidian's own markup read as Obsidian shows a note, and emoji codes
+    left out (see the module docstring), outside code; how many pieces were
+    left out. Text with none of it is returned as it is."""
     if not any(mark in text for mark in ("[[", "%%", "[!", "^", "#", ":")):
         return text, 0
     left_out = 0
@@ -358,7 +359,7 @@ def outline_of(text: str) -> Outline:
     text, layout = _brew_blocks(text)
     if layout:
         outline.dropped["layout lines"] += layout
-    text, hidden = _obsidian(text)
+    text, hidden = _shown_markup(text)
     if hidden:
         outline.dropped["comments, embeds, tags and emoji codes"] += hidden
     env: dict[str, Any] = {}

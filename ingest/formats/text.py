@@ -157,7 +157,7 @@ def heading_lines(text: str) -> Outline | None:
     lines = text.split("\n")
     furniture = _page_furniture(lines)
     lines = [line for n, line in enumerate(lines) if n not in furniture]
-    words = {w.casefold() for w in re.findall(r"[^\W\d_]+", text)}
+    words = _words(text)
     blocks: list[Block] = []
     para: list[str] = []
 

@@ -102,3 +102,18 @@ def _first_text_child(el: Any) -> Any:
         if text.strip():
             return child
     return None
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
+
+
+def _css_rules(soup: Any) -> list[tuple[str, str]]:
+    """The page's own style sheets as (selectors, declarations), in order: a
+    small reading of CSS for the stages that read a class's rule (lists'
+    numbering, bold lines), not a style engine."""
+    return [
+        rule
+        for sheet in soup.find_all("style")
+        for rule in _CSS_RULE.findall(_CSS_COMMENT.sub("", sheet.get_text()))
+    ]

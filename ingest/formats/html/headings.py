@@ -27,6 +27,7 @@ from ruleslawyer.ingest.formats.html.elements import (
     _SENTENCE_END,
     _WORD,
     DEFINITION_WORDS,
+    _css_rules,
     _text,
 )
 from ruleslawyer.ingest.outline import Outline
@@ -125,7 +126,6 @@ def _number_offset(root: Any) -> int:
     return offsets.most_common(1)[0][0] if offsets else 0
 
 
-_CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
 # a selector naming one class, on any element or one kind: ".c3", "span.c3"
 _ONE_CLASS = re.compile(r"^[a-zA-Z0-9]*\.(-?[_a-zA-Z][\w-]*)$")
 _WEIGHT = re.compile(r"font-weight\s*:", re.I)
@@ -135,16 +135,14 @@ def _bold_classes(soup: Any) -> frozenset[str]:
     """The classes the page's style sheets make bold, each by a rule for that
     class alone (a later rule for the class wins, as in CSS)."""
     weights: dict[str, bool] = {}
-    for sheet in soup.find_all("style"):
-        css = re.sub(r"/\*.*?\*/", "", sheet.get_text(), flags=re.S)
-        for selectors, declarations in _CSS_RULE.findall(css):
-            if not _WEIGHT.search(declarations):
-                continue
-            bold = bool(_BOLD_STYLE.search(declarations))
-            for selector in selectors.split(","):
-                m = _ONE_CLASS.match(selector.strip())
-                if m:
-                    weights[m.group(1)] = bold
+    for selectors, declarations in _css_rules(soup):
+        if not _WEIGHT.search(declarations):
+            continue
+        bold = bool(_BOLD_STYLE.search(declarations))
+        for selector in selectors.split(","):
+            m = _ONE_CLASS.match(selector.strip())
+            if m:
+                weights[m.group(1)] = bold
     return frozenset(name for name, bold in weights.items() if bold)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ruleslawyer.ingest.formats.html.elements import _css_rules
+
 # How a list is numbered, as CSS names it; docutils' classes for the same
 # (Sphinx's pages number by them from a style sheet of their own, not in the page)
 _CSS_LIST_KINDS = {
@@ -27,7 +29,6 @@ _DOCUTILS_LIST_KINDS = {
     "arabic": "1", "loweralpha": "a", "upperalpha": "A", "lowerroman": "i", "upperroman": "I"
 }  # fmt: skip
 _CSS_LIST_TYPE = re.compile(r"list-style(?:-type)?\s*:\s*([^;}]*)", re.I)
-_CSS_RULE = re.compile(r"([^{};]+)\{([^{}]*)\}")  # a rule's selectors and declarations
 _CSS_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _CSS_CONTENT = re.compile(r"(?<![\w-])content\s*:\s*([^;]*)", re.I)
 
@@ -93,18 +94,16 @@ def _list_styles(soup: Any) -> dict[str, ListStyle]:
     full cascade, which this is not. A later rule for the class wins, as in
     CSS."""
     styles: dict[str, ListStyle] = {}
-    for sheet in soup.find_all("style"):
-        css = re.sub(r"/\*.*?\*/", "", sheet.get_text(), flags=re.S)
-        for selectors, declarations in _CSS_RULE.findall(css):
-            style = _declared_list_style(declarations)
-            if style is None:
-                continue
-            for selector in selectors.split(","):
-                name = _styled_list_class(selector)
-                # "list-style-type: none" hides the browser's marker, not one the
-                # page draws itself (Google Docs: a counter in li:before)
-                if name is not None and not (style[0] == "none" and name in styles):
-                    styles[name] = style
+    for selectors, declarations in _css_rules(soup):
+        style = _declared_list_style(declarations)
+        if style is None:
+            continue
+        for selector in selectors.split(","):
+            name = _styled_list_class(selector)
+            # "list-style-type: none" hides the browser's marker, not one the
+            # page draws itself (Google Docs: a counter in li:before)
+            if name is not None and not (style[0] == "none" and name in styles):
+                styles[name] = style
     return styles
 
 

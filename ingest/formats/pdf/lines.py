@@ -848,13 +848,14 @@ def _right_edges(page: _Page) -> dict[int, float]:
     paragraph of its own (a quote ended mid-sentence)."""
     sizes: dict[int, Counter[float]] = {}
     for ln in page.lines:
-        sizes.setdefault(ln.column, Counter())[round(ln.size * 2) / 2] += len(ln.text)
+        sizes.setdefault(ln.column, Counter())[_style(ln)[0]] += len(ln.text)
     body = {col: c.most_common(1)[0][0] for col, c in sizes.items()}
     starts = {
-        col: statistics.median(ln.x0 for ln in page.lines if ln.column == col and
-                               round(ln.size * 2) / 2 == size)
+        col: statistics.median(
+            ln.x0 for ln in page.lines if ln.column == col and _style(ln)[0] == size
+        )
         for col, size in body.items()
-    }  # fmt: skip
+    }
     ends: dict[int, list[float]] = {}
     for ln in page.lines:
         aside = ln.size < 0.9 * body[ln.column] and ln.x0 > starts[ln.column] + BODY_INDENT
