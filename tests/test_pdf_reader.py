@@ -2744,3 +2744,56 @@ def test_text_beside_a_box_of_notes_in_the_margin_runs_on() -> None:
     for title, text in rules:
         assert units[title].startswith(text + " Each step"), units[title]
         assert "\n" not in units[title].split("Designer's Notes")[0].strip(), units[title]
+
+
+def test_a_one_page_sheet_in_two_columns_with_a_footer() -> None:
+    """A quick-reference sheet: one page, a title across it, its sections in
+    two columns, and a footer set small at the right naming the game and the
+    page. The footer sat in the right half below every line of the text, so a
+    heading low in the left column (the right column empty beside it) was
+    taken for one set across the page: the right column was read before it,
+    and a rule's text ran on into the one before. Nothing repeats on a single
+    page, so the footer itself was the last rule's last line."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import inch
+    from reportlab.platypus import BaseDocTemplate, Frame, FrameBreak, PageTemplate, Paragraph
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10, leading=12.5, spaceAfter=5)
+    head = ParagraphStyle("h", parent=body, fontName="Helvetica-Bold", fontSize=12, leading=15)
+    title = ParagraphStyle("t", parent=head, fontSize=22, leading=26, alignment=1)
+    width, height = letter
+    margin, gap = 0.75 * inch, 0.3 * inch
+    column = (width - 2 * margin - gap) / 2
+
+    def footer(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        c.setFont("Helvetica", 8)
+        c.drawRightString(width - margin, 0.4 * inch, f"Iron Hex \u2022 {c.getPageNumber()}")
+
+    frames = [
+        Frame(margin, height - margin - 0.8 * inch, width - 2 * margin, 0.8 * inch),
+        Frame(margin, margin, column, height - 2 * margin - 0.9 * inch),
+        Frame(margin + column + gap, margin, column, height - 2 * margin - 0.9 * inch),
+    ]
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    doc.addPageTemplates([PageTemplate("p", frames, onPageEnd=footer)])
+    more = " Players should keep the map tidy and units clearly facing a hex side." * 3
+    rules = [
+        ("1 Setup", "Lay out the map.", "Cavalry must be placed last."),
+        ("2 Sequence of Play", "Players alternate turns.", "The fewest units go first."),
+        ("3 Movement", "Infantry move two hexes.", "No unit may enter a zone of control."),
+        ("4 Combat", "Roll two dice and add the attack value.", "Ties go to the defender."),
+        ("5 Rally", "A unit that did not fight regains a point.", "Routed units never rally."),
+        ("6 Victory", "The game ends after turn eight.", "Hold the hill to win."),
+    ]
+    story = [Paragraph("IRON HEX: Quick Rules", title), FrameBreak()]
+    for heading, *paragraphs in rules:
+        story.append(Paragraph(heading, head))
+        story += [Paragraph(text + more, body) for text in paragraphs]
+    doc.build(story)
+    result = parse_file("r.pdf", out.getvalue(), game="x")
+    units = {u.title: u.text for u in result.units}
+    assert list(units) == [heading.split(" ", 1)[1] for heading, *_ in rules]
+    for heading, first, second in rules:
+        assert units[heading.split(" ", 1)[1]] == f"{first}{more}\n{second}{more}"
+    assert result.dropped["running headers and footers"] == 1

@@ -313,6 +313,16 @@ def _reading_order(page: _Page) -> None:
     # inside the left column), at the left margin.
     size = statistics.median(ln.size for ln in lines)
     margin = min(ln.x0 for ln in left)
+    # (a page's footer or header, set small in its top or bottom margin, is no
+    # right column: on a one-page sheet, where it is not yet known as a
+    # repeat, a footer set right made every heading low in the left column
+    # look like one across the page, and the column below it was read last)
+    column_right = [
+        r
+        for r in right
+        if r.size >= 0.9 * size
+        or FURNITURE_ZONE * page.height < r.top < (1 - FURNITURE_ZONE) * page.height
+    ]
     for ln in list(left):
         under = [x for x in lines if x.top > ln.bottom]
         nearest = min(under, key=lambda x: x.top) if under else None
@@ -323,9 +333,9 @@ def _reading_order(page: _Page) -> None:
             )
             and ln.x0 <= margin + 3
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
-            and any(r.bottom < ln.top for r in right)
+            and any(r.bottom < ln.top for r in column_right)
             and (
-                any(r.top > ln.bottom for r in right)
+                any(r.top > ln.bottom for r in column_right)
                 # or the page goes back to one column under it ("4. Victory"
                 # after the two columns end, its text across the page; not a
                 # footer across it)

@@ -16,7 +16,8 @@ Everything dropped is counted by reason, so the ingest report can say
 what was left out.
 
 Trade-off: repetition across pages is the evidence, so a one- or two-page
-sheet has little to go on; its page numbers are recognised by their place.
+sheet has little to go on; its page numbers are recognised by their place,
+and a footer by naming only the book beside the page's own number.
 """
 
 from __future__ import annotations
@@ -264,6 +265,27 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             and any(slots[slot] >= repeat for slot in _slots(ln))
         )
 
+    # the book's name as its first page sets it largest ("IRON HEX: Quick
+    # Rules"), for a sheet's footer that names it beside its page number
+    cover = max(pages[0].lines, key=lambda ln: ln.size, default=None) if pages else None
+    book = set(_words(cover.text)) if cover is not None and cover.size > body else set()
+
+    def names_book_and_page(ln: _Line, page: _Page, margins: dict[int, float]) -> bool:
+        # a sheet of one or two pages: nothing repeats often enough, but a
+        # margin line set smaller than the text that holds the page's own
+        # number and otherwise only words of the book's name ("Iron Hex •
+        # 1") is its footer; a note or a last line of text names more
+        numbers = re.findall(r"\d+", ln.text)
+        words = _words(ln.text)
+        return (
+            numbers == [str(page.number)]
+            and bool(words)
+            and set(words) <= book
+            and ln.size < body - 0.5
+            and len(ln.text.split()) <= 12
+            and not _is_heading(ln, body, margins)
+        )
+
     for page in pages:
         kept = []
         margins = _margins(page)
@@ -284,6 +306,7 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                         or named_header(ln, margins)
                     )
                 )
+                or (ln.zone and len(pages) < 3 and names_book_and_page(ln, page, margins))
                 or (
                     # two pages (an errata sheet, a quick reference): on both,
                     # in another size than the text, and no heading
