@@ -2797,3 +2797,41 @@ def test_a_one_page_sheet_in_two_columns_with_a_footer() -> None:
     for heading, first, second in rules:
         assert units[heading.split(" ", 1)[1]] == f"{first}{more}\n{second}{more}"
     assert result.dropped["running headers and footers"] == 1
+
+
+def test_a_mark_set_with_reportlabs_super_before_a_full_stop_cites_its_note() -> None:
+    """ReportLab's ``<super>`` sets a note's mark at 9 pt against 11 (0.82 of
+    the text; Word and LaTeX set about two thirds), before the sentence's full
+    stop ("away¹."). The mark was not known as raised, so nothing on the page
+    cited the note: it was read as the page's last rule's closing line, and
+    the citing sentence read "away1 ." with a space before its stop."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import inch
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=6)
+    head = ParagraphStyle("h", parent=body, fontName="Helvetica-Bold", fontSize=13, leading=16)
+    width, height = letter
+
+    def footnote(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        c.setFont("Times-Roman", 8)
+        c.drawString(inch, 0.9 * inch, "1 Woods and hills block line of sight.")
+
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    frame = Frame(inch, 1.2 * inch, width - 2 * inch, height - 2.2 * inch)
+    doc.addPageTemplates([PageTemplate("p", [frame], onPageEnd=footnote)])
+    doc.build(
+        [
+            Paragraph("Terrain", head),
+            Paragraph("A unit in woods cannot be seen from two hexes away<super>1</super>.", body),
+            Paragraph("Roads", head),
+            Paragraph("A unit on a road pays half a movement point per hex.", body),
+        ]
+    )
+    units = {u.title: u.text for u in parse_file("r.pdf", out.getvalue(), game="x").units}
+    assert units == {
+        "Terrain": "A unit in woods cannot be seen from two hexes away[1].\n"
+        "[1] Woods and hills block line of sight.",
+        "Roads": "A unit on a road pays half a movement point per hex.",
+    }
