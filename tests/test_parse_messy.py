@@ -340,3 +340,33 @@ def test_find_span_round_trips_to_the_original_characters(needle: str) -> None:
 def test_find_span_misses_absent_text() -> None:
     assert find_span("Close\u2011Quarters weapons", "Heavy weapons") is None
     assert find_span("anything", "   ") is None
+
+
+def test_a_heading_the_contents_list_is_a_heading_unnumbered() -> None:
+    """A comprehensive-rules book typed as text: its contents list the numbered
+    chapters and then "Glossary", which stands alone again after the last
+    rule. Not numbered and not in capitals, it was read as the last rule's
+    text, and every glossary entry was quoted as rule 801.8. The contents'
+    own lines are left out, as the other readers leave them."""
+    chapters = [("1. Concepts", "100. General", "100.1. Every game has two players.\n\n"
+                 "100.2. Each player needs a deck.\n\n100.3. These rules change."),
+                ("8. Multiplayer", "801. Tandem", "801.7. Teammates may talk.\n\n"
+                 "801.8. Drowned counters go on players.")]  # fmt: skip
+    contents = "".join(f"{chapter}\n\n{section}\n\n" for chapter, section, _ in chapters)
+    body = "".join(f"{c}\n\n{s}\n\n{rule}\n\n" for c, s, rule in chapters)
+    glossary = "Glossary\n\nActive Player\nThe player whose turn it is.\n"
+    book = f"Hollow Rules\n\nContents\n\n{contents}Glossary\n\n{body}{glossary}"
+    result = read_text(book)
+    units = {u.rule_id: u for u in result.units}
+    # the contents are left out, and said so (their last line was the text
+    # of a rule "Tandem" of its own)
+    got = [u.rule_id for u in result.units]
+    assert got == ["book", "100.1", "100.2", "100.3", "801.7", "801.8", "glossary"]
+    assert result.dropped["table of contents lines"] == 5
+    assert units["801.8"].text == "Drowned counters go on players."
+    assert units["glossary"].title == "Glossary"
+    assert units["glossary"].text == "Active Player The player whose turn it is."
+    # a line standing alone twice, but listed in no contents, stays text
+    plain = book.replace("Contents\n\n" + contents + "Glossary\n\n", "")
+    plain = plain.replace("100.1. Every", "Glossary\n\n100.1. Every")
+    assert "glossary" not in {u.rule_id for u in read_text(plain).units}

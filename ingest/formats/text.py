@@ -149,6 +149,54 @@ def _joined(para: list[str], line: str, text: str, words: Collection[str]) -> bo
     return True
 
 
+def _contents(lines: list[str]) -> tuple[set[int], set[int]]:
+    """The lines (by index) of the book's contents, and the lines that the
+    contents list as its headings,
+    though they are neither numbered nor in capitals ("Glossary" after "801.
+    Tandem"): a line standing alone that repeats a line of the contents. The
+    contents are a run of at least ``MIN_HEADING_LINES`` lines standing alone,
+    one after another with no text between them, at least half of them
+    numbered headings, and four in five of them standing alone again later,
+    once (the headings they list), counted from the first such line to the
+    last: not the book's title or the word "Contents" over them, nor the
+    first headings of the text under them."""
+    alone = [
+        i
+        for i, line in enumerate(lines)
+        if line.strip()
+        and (i == 0 or not lines[i - 1].strip())
+        and (i + 1 >= len(lines) or not lines[i + 1].strip())
+        and line.strip()[-1] not in ".,;:!?"
+        and len(line.split()) <= _MAX_HEADING_WORDS
+    ]
+    texts = [" ".join(lines[i].split()) for i in alone]
+    runs: list[list[int]] = []  # runs of positions in ``alone``, no text between them
+    for k, i in enumerate(alone):
+        if runs and all(not line.strip() for line in lines[alone[k - 1] + 1 : i]):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    contents: set[int] = set()
+    listed: set[int] = set()
+    for run in runs:
+        later = {k: [j for j in range(k + 1, len(alone)) if texts[j] == texts[k]] for k in run}
+        again = [k for k in run if len(later[k]) == 1]
+        if not again:
+            continue
+        # from the first line listed to the last (not the book's title or the
+        # word "Contents" over them, nor the first headings under them)
+        listing = [k for k in run if again[0] <= k <= again[-1]]
+        numbered = sum(1 for k in listing if _NUMBERED.match(texts[k]))
+        if (
+            len(listing) >= MIN_HEADING_LINES
+            and 2 * numbered >= len(listing)
+            and len(again) >= 0.8 * len(listing)
+        ):
+            contents.update(alone[k] for k in listing)
+            listed.update(alone[later[k][0]] for k in again)
+    return contents, listed
+
+
 def heading_lines(text: str) -> Outline | None:
     """``text`` as an outline of its heading lines, or None when it shows fewer
     than ``MIN_HEADING_LINES`` with text under them. A running header or
@@ -166,10 +214,13 @@ def heading_lines(text: str) -> Outline | None:
             blocks.append(Block(" ".join(para)))
             para.clear()
 
+    contents, listed = _contents(lines)
     for i, line in enumerate(lines):
+        if i in contents:
+            continue  # its headings are read where they head their text
         prev_blank = i == 0 or not lines[i - 1].strip()
         next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
-        level = _heading_level(line, prev_blank, next_blank)
+        level = _heading_level(line, prev_blank, next_blank) or (1 if i in listed else 0)
         if level:
             flush()
             blocks.append(Block(" ".join(line.split()), level))
@@ -200,6 +251,8 @@ def heading_lines(text: str) -> Outline | None:
     outline = Outline(blocks=blocks, title=title)
     if furniture:
         outline.dropped["running headers and page numbers"] += len(furniture)
+    if contents:
+        outline.dropped["table of contents lines"] += len(contents)
     return outline
 
 
