@@ -2835,3 +2835,36 @@ def test_a_mark_set_with_reportlabs_super_before_a_full_stop_cites_its_note() ->
         "[1] Woods and hills block line of sight.",
         "Roads": "A unit on a road pays half a movement point per hex.",
     }
+
+
+def test_a_ragged_line_that_ends_early_before_a_long_word_runs_on() -> None:
+    """Text set ragged-right in a narrow column: a line stops well short of
+    the margin where the next word is too long for the room left ("...during
+    your" then "opponent's turn"). Such a line was taken for a paragraph's
+    last, and a quote stopped there: "Ambush: You may play this card during
+    your". A line that stops short before a word that would have fit still
+    ends its paragraph."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import mm
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    body = ParagraphStyle("b", fontName="Helvetica", fontSize=9.5, leading=12, spaceAfter=4)
+    head = ParagraphStyle("h", parent=body, fontName="Helvetica-Bold", fontSize=13, leading=16)
+    glossary = [
+        ("Ambush", "You may play this card during your opponent's turn, as if it were your "
+         "main step."),
+        ("Barrier", "The first time this unit would be dealt damage each turn, prevent it."),
+        ("Deathrattle", "When this unit is destroyed, carry out the effect written after it."),
+    ]  # fmt: skip
+    out = io.BytesIO()
+    # a column as narrow as a two-column A4 page's (87 mm)
+    doc = SimpleDocTemplate(out, pagesize=letter, leftMargin=25 * mm, rightMargin=104 * mm)
+    story = [Paragraph("Keywords", head)]
+    story += [Paragraph(f"<b>{name}:</b> {text}", body) for name, text in glossary]
+    story += [Paragraph("You will need", body), Paragraph("Six dice and a board.", body)]
+    doc.build(story)
+    lines = parse_file("r.pdf", out.getvalue(), game="x").units[0].text.split("\n")
+    assert lines == [f"{name}: {text}" for name, text in glossary] + [
+        "You will need",
+        "Six dice and a board.",
+    ]

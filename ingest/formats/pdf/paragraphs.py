@@ -108,7 +108,7 @@ def _starts_block(
     if ln.row or prev.row:
         return True  # a table row is a block of its own
     if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
-        return _ends_sentence(prev.text, marks) or _short(prev, margins, right)
+        return _ends_sentence(prev.text, marks) or _short(prev, margins, right, ln)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
     if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text.rstrip("\"”’')]"), marks):
@@ -134,4 +134,4 @@ def _starts_block(
         and gap > leading + 0.5 * max(ln.size, prev.size)
     ):
         return True  # (not mid-sentence: a line set lower by an icon in it, a section set wider)
-    return _short(prev, margins, right)
+    return _short(prev, margins, right, ln)
