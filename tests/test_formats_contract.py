@@ -387,6 +387,22 @@ def test_a_markdown_footnote_goes_with_the_rule_that_refers_to_it() -> None:
     ]
 
 
+def test_a_pandoc_inline_footnote_goes_with_its_rule() -> None:
+    """Pandoc writes a note inline, "text.^[note]", with no label: the reader
+    asked for the label and the whole file was refused with an internal
+    error. It is numbered by its place among the notes, as Pandoc prints it."""
+    md = (
+        "# Ambush\n\nSquads with Ambush deploy 9\" away.^[Not within 9\" of an objective.]\n\n"
+        "# Cover\n\nCover adds 1.[^c] Ruins count.^[Only ruins taller than 2\".]\n\n"
+        "[^c]: Only to saves.\n"
+    )
+    by_id = {u.rule_id: u.text for u in parse_file("r.md", md.encode(), game="x").units}
+    assert by_id == {
+        "ambush": 'Squads with Ambush deploy 9" away.[1]\n[1] Not within 9" of an objective.',
+        "cover": 'Cover adds 1.[c] Ruins count.[3]\n[c] Only to saves.\n[3] Only ruins taller than 2".',
+    }
+
+
 def test_markdown_heading_attributes_are_not_part_of_the_title() -> None:
     """Pandoc, kramdown, MkDocs and Hugo put a heading's id and classes after it in
     braces (kramdown and Python-Markdown after a colon, "{: #jump }"); they made the

@@ -320,8 +320,22 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
         elif child.type == "image":
             out.append(child.content or "")
         elif child.type == "footnote_ref":
-            out.append(f"[{child.meta['label']}]")
+            out.append(f"[{_footnote_mark(child.meta)}]")
     return "".join(out).strip()
+
+
+def _footnote_key(meta: dict[str, Any]) -> str:
+    """A footnote's own name: its label ("[^a]"), or for an inline note
+    ("text.^[note]", Pandoc's), which has none, its place among the notes."""
+    label = meta.get("label")
+    return str(label) if label is not None else f"^{meta['id']}"
+
+
+def _footnote_mark(meta: dict[str, Any]) -> str:
+    """The mark a footnote is shown with: its label, or for an inline note
+    its number among the notes, as Pandoc prints it."""
+    label = meta.get("label")
+    return str(label) if label is not None else str(meta["id"] + 1)
 
 
 def _images_only(token: Any) -> bool:
@@ -344,7 +358,7 @@ def _lettered(token: Any) -> bool:
 
 
 def _footnote_refs(token: Any) -> list[str]:
-    return [c.meta["label"] for c in token.children or [] if c.type == "footnote_ref"]
+    return [_footnote_key(c.meta) for c in token.children or [] if c.type == "footnote_ref"]
 
 
 def outline_of(text: str) -> Outline:
@@ -374,6 +388,7 @@ def outline_of(text: str) -> Outline:
     heading_level = 0
     referred: dict[str, int] = {}  # footnote label -> the block that first refers to it
     notes: dict[str, list[str]] = {}  # footnote label -> its paragraphs
+    marks: dict[str, str] = {}  # footnote label -> the mark it is shown with
     note: str | None = None  # the footnote being read
     in_table: list[str] = []  # footnotes referred to in the table being read
     raw: list[str] = []  # consecutive HTML blocks, read as one
@@ -430,7 +445,8 @@ def outline_of(text: str) -> Outline:
         elif t == "blockquote_close":
             quotes -= 1
         elif t == "footnote_open":
-            note = tok.meta["label"]
+            note = _footnote_key(tok.meta)
+            marks[note] = _footnote_mark(tok.meta)
             notes.setdefault(note, [])
         elif t == "footnote_close":
             note = None
@@ -518,7 +534,7 @@ def outline_of(text: str) -> Outline:
             )
             if found and found.group(1).strip():
                 notes[label] = [" ".join(found.group(1).split())]
-    _place_footnotes(outline, notes, referred)
+    _place_footnotes(outline, notes, referred, marks)
     return outline
 
 
@@ -895,14 +911,17 @@ def _markdown_in_text(source: str, md: Any) -> str:
 
 
 def _place_footnotes(
-    outline: Outline, notes: dict[str, list[str]], referred: dict[str, int]
+    outline: Outline,
+    notes: dict[str, list[str]],
+    referred: dict[str, int],
+    marks: dict[str, str],
 ) -> None:
     """Each footnote after the block that first refers to it; the others at the end."""
     after: dict[int, list[Block]] = {}
     for label, paragraphs in notes.items():
         if not paragraphs:
             continue
-        block = Block(f"[{label}] " + " ".join(paragraphs))
+        block = Block(f"[{marks.get(label, label)}] " + " ".join(paragraphs))
         at = referred.get(label, len(outline.blocks) - 1)
         after.setdefault(max(at, -1), []).append(block)
     for at in sorted(after, reverse=True):
