@@ -384,6 +384,41 @@ Lascannon   48"    9</pre>
     ]
 
 
+def test_a_rules_site_page_of_spans_in_a_form_and_a_one_cell_table_is_read_by_its_lines() -> None:
+    """An ASP.NET rules site: the page wrapped in one <form>, no heading, its
+    text in a <span> inside a table of one cell, lines set by <br>, a table
+    inside the span. The form was taken for a search box and the page refused
+    as having no text; with a heading, the span was read as one run of words
+    and its inner table twice (once flattened into the outer table's row)."""
+    page = """<!DOCTYPE html><html><body><form method="post" action="./Rules.aspx?ID=322">
+<input type="hidden" name="__VIEWSTATE" value="abc">
+<div class="header"><table class="menu"><tr><td><a href="/">Home</a></td>
+<td><a href="/rules">Rules</a></td></tr></table></div>
+<table id="MainContent_DataList"><tr><td><span id="Label_0">
+<b>Blinded</b>: The creature cannot see.<br /><br />
+<b>Grappled</b>: The creature cannot move. It may try to break free:<br />
+&bull; Roll a Strength check.<br />&bull; On a success, it is free.<br /><hr />
+<table class="inner"><tr><td><b>Condition</b></td><td><b>Defence</b></td></tr>
+<tr><td>Blinded</td><td>-2</td></tr></table>
+</span></td></tr></table></form></body></html>"""
+    result = parse_file("rules.html", page.encode(), game="x")
+    text = "\n".join(u.text for u in result.units)
+    assert [line for line in text.split("\n") if line] == [
+        "Blinded: The creature cannot see.",
+        "Grappled: The creature cannot move. It may try to break free:",
+        "\u2022 Roll a Strength check.",
+        "\u2022 On a success, it is free.",
+        "Condition | Defence",
+        "Blinded | -2",
+    ]
+    # a search form beside the rules is still the site's
+    boxed = page.replace("<form", "<h1>Conditions</h1><form").replace(
+        "</form>", "</form><form><input name='q'>Search the rules</form>"
+    )
+    units = parse_file("rules.html", boxed.encode(), game="x").units
+    assert "Search" not in " ".join(u.text for u in units)
+
+
 def test_a_tables_caption_is_read_before_its_rows() -> None:
     page = """<!DOCTYPE html><html><body><h1>Weapons</h1>
 <table><caption>Ranged weapons (range in inches)</caption>

@@ -103,8 +103,14 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
     elif el.name in _CHROME_TAGS:
         if el.name == "form":
             # A page wrapped whole in one form (ASP.NET, SharePoint) is the page;
-            # its controls go by their own tags.
-            return el.find(_HEADING_TAGS) is None and el.find(["main", "article"]) is None
+            # its controls go by their own tags. Such a page need not have a
+            # heading (a rules site's page of spans and <br>s): a form that
+            # holds most of the page's words is the page too.
+            return (
+                el.find(_HEADING_TAGS) is None
+                and el.find(["main", "article"]) is None
+                and not _holds_the_page(el)
+            )
         # A button in a heading is its text (an FAQ accordion's question).
         return not (el.name == "button" and el.find_parent(_HEADING_TAGS) is not None)
     if role in _CHROME_ROLES:
@@ -163,6 +169,14 @@ def _has_rules_root(el: Any) -> bool:
         root.find(["main", "article", "section"]) is not None
         or root.find(attrs={"role": _MAIN_ROLE}) is not None
     )
+
+
+def _holds_the_page(el: Any) -> bool:
+    """Does ``el`` hold most of its page's words (a search box's form holds
+    a few)?"""
+    root = el.find_parent("body") or el.find_parent("html")
+    words = len(_WORD.findall(el.get_text(" ")))
+    return root is not None and words >= 0.5 * len(_WORD.findall(root.get_text(" ")))
 
 
 def _link_dense(el: Any) -> bool:

@@ -69,10 +69,18 @@ def _is_layout(table: Any) -> bool:
     a table inside the cell read twice. A cell that is only a heading
     ("<td><h3>Rifles</h3></td>", a stat card's name across its columns) is a
     data table's header cell: taking that for layout put each value of the
-    table on a line of its own, no longer under its header."""
+    table on a line of its own, no longer under its header. A table of one
+    cell, or whose cell holds a table, lays out a page too."""
     if _PRESENTATION_ROLE.match(str(table.get("role") or "").strip()):
         return True
     from bs4 import NavigableString, Tag
+
+    # One cell alone, or a cell holding a table of its own, is a box around a
+    # page's text (ASP.NET's DataList), not a table's data: read as a row,
+    # its lines ran together and the table inside was read twice.
+    own_cells = [c for c in table.find_all(["td", "th"]) if c.find_parent("table") is table]
+    if len(own_cells) == 1 or any(c.find("table") is not None for c in own_cells):
+        return True
 
     for cell in table.find_all(["td", "th"]):
         if cell.find(_HEADING_TAGS) is None or cell.find_parent("table") is not table:

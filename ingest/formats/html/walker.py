@@ -48,6 +48,9 @@ _CONTAINERS = (
     "center", "html", "fieldset", "header", "footer", "aside", "form",
 )  # fmt: skip
 
+# What an inline element may hold that is more than a run of words
+_STRUCTURE = ("br", "hr", "table", "ul", "ol", "dl", "pre", *_BLOCKS, *_CONTAINERS, *_HEADINGS)
+
 CARD_VALUE_CHARS = 60  # the longest value a data card's label may have
 
 # Most words a term with no description may have to be a ;Term pseudo-heading;
@@ -228,6 +231,12 @@ class _Walker:
             self.pending.append(_LINE)
         elif name == "hr":
             self.flush()
+        elif child.find(_STRUCTURE) is not None:
+            # an inline element holding a page's structure (a rules site's whole
+            # text in one <span>: line breaks, rules, a table) is read as a
+            # container is, in its place: flattened, its lines ran together
+            # and its table was read twice
+            self.walk(child)
         else:  # inline element loose in a container (span, a, strong, ...)
             self.pending.append(_text(child))
 
