@@ -346,7 +346,7 @@ def _numbered_paragraphs(
         if "." not in number:
             continue
         for _, under, heading in reversed(open_headings):
-            if under and numbered_under(number, under):
+            if under and (numbered_under(number, under) or _case_of(number, under)):
                 runs.setdefault(heading, []).append((i, number, m.end()))
                 break
             if under and _number_key(number) <= _number_key(under):
@@ -362,6 +362,18 @@ def _numbered_paragraphs(
             under_headings.add(blocks[heading].text)
     out.update({i: (n, skip, heading) for i, n, skip, heading in _free_run(free)})
     return out, under_headings
+
+
+def _case_of(number: str, section: str) -> bool:
+    """Is ``number`` a case of ``section`` as wargames number them, a digit
+    added ("8.32" of "8.3", "6.11" of "6.1")? Only for a paragraph read
+    under that section's heading: elsewhere "8.32" is the 32nd section of 8."""
+    return (
+        number.startswith(section)
+        and len(number) > len(section)
+        and number[len(section) :].isdigit()
+        and "." in section
+    )
 
 
 def _free_run(

@@ -392,8 +392,8 @@ def test_a_pandoc_inline_footnote_goes_with_its_rule() -> None:
     asked for the label and the whole file was refused with an internal
     error. It is numbered by its place among the notes, as Pandoc prints it."""
     md = (
-        "# Ambush\n\nSquads with Ambush deploy 9\" away.^[Not within 9\" of an objective.]\n\n"
-        "# Cover\n\nCover adds 1.[^c] Ruins count.^[Only ruins taller than 2\".]\n\n"
+        '# Ambush\n\nSquads with Ambush deploy 9" away.^[Not within 9" of an objective.]\n\n'
+        '# Cover\n\nCover adds 1.[^c] Ruins count.^[Only ruins taller than 2".]\n\n'
         "[^c]: Only to saves.\n"
     )
     by_id = {u.rule_id: u.text for u in parse_file("r.md", md.encode(), game="x").units}
@@ -2382,3 +2382,27 @@ def test_a_title_line_in_a_content_control_names_the_book() -> None:
             ("Card Duel", "A game for two."),
             ("Setup", "Each player takes 10 cards."),
         ]
+
+
+def test_a_wargames_cases_under_their_section_are_rules_of_their_own() -> None:
+    """Wargames number a section's paragraphs by adding a digit ("6.11", "6.12"
+    under "6.1 Movement Allowance"): each is a rule cited by its number, as a
+    card game's "100.2" under "100" is. Only under its section's heading: a
+    "6.32" elsewhere is the 32nd section of 6, not a case of 6.3."""
+    md = (
+        "# 6.0 Movement\n\n## 6.1 Movement Allowance\n\n"
+        "6.11 Each unit has a Movement Allowance printed on its counter.\n\n"
+        "6.12 A unit may never exceed its MA.\n\n"
+        "## 6.2 Terrain\n\n6.21 Forest costs two MP.\n\n6.22 Units may not enter lakes.\n\n"
+        "6.32 This number is not under 6.2 and stays its text.\n"
+    )
+    units = parse_file("r.md", md.encode(), game="x").units
+    assert [(u.rule_id, u.title) for u in units] == [
+        ("6.11", "Movement Allowance"),
+        ("6.12", "Movement Allowance"),
+        ("6.21", "Terrain"),
+        ("6.22", "Terrain"),
+    ]
+    assert units[-1].text.endswith(
+        "Units may not enter lakes.\n6.32 This number is not under 6.2 and stays its text."
+    )

@@ -2868,3 +2868,43 @@ def test_a_ragged_line_that_ends_early_before_a_long_word_runs_on() -> None:
         "You will need",
         "Six dice and a board.",
     ]
+
+
+def test_a_wargames_cases_are_rules_of_their_own_and_a_one_line_case_no_heading() -> None:
+    """Hex-and-counter wargames number each paragraph as a case of its
+    section ("6.11", "6.12" under "6.1 Movement Allowance"), the number in
+    bold, the text in the body's type. A case of one line ("8.32 Artillery
+    units may never advance after combat.") was read as a heading by its
+    number and lost, having no text under it; a case's first line that runs
+    to the margin ("6.11 Each unit has a Movement Allowance (MA)") was a
+    heading too, its sentence cut in two. Each case is now a rule, cited by
+    its number."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=13.5, spaceAfter=4)
+    section = ParagraphStyle("s", parent=body, fontName="Times-Bold", fontSize=10.5)
+    chapter = ParagraphStyle("c", parent=body, fontName="Times-Bold", fontSize=13, leading=16)
+    cases = {
+        "6.1 Movement Allowance": [
+            ("6.11", "Each unit has a Movement Allowance (MA) printed on its counter. A unit "
+             "spends movement points from its MA for each hex it enters."),
+            ("6.12", "A unit may never exceed its MA. Unused points may not be saved."),
+        ],
+        "6.2 Advance After Combat": [
+            ("6.21", "If the defending hex is vacated, any one attacking unit may advance."),
+            ("6.22", "Artillery units may never advance after combat."),
+        ],
+    }  # fmt: skip
+    story = [Paragraph("6.0 MOVEMENT", chapter)]
+    for heading, paragraphs in cases.items():
+        story.append(Paragraph(heading, section))
+        story += [Paragraph(f"<b>{n}</b> {text}", body) for n, text in paragraphs]
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=letter, leftMargin=72, rightMargin=290).build(story)
+    units = parse_file("r.pdf", out.getvalue(), game="x").units
+    assert [(u.rule_id, u.title, " ".join(u.text.split())) for u in units] == [
+        (n, heading.split(" ", 1)[1], text)
+        for heading, paragraphs in cases.items()
+        for n, text in paragraphs
+    ]

@@ -132,6 +132,7 @@ from ruleslawyer.ingest.formats.pdf.headings import (
     _in_profile,
     _is_heading,
     _numbered_titles,
+    _opens_paragraph,
     _runs_into,
     _wraps,
 )
@@ -263,6 +264,8 @@ def outline_of(data: bytes, name: str) -> Outline:
             is_head = _is_heading(ln, body, margins, small_bold)
             if is_head and para and _runs_into(para[-1], ln, body, margins, right):
                 is_head = False  # "..., see rule" / "3.2 Charging. It may not...": a sentence
+            if is_head and _opens_paragraph(ln, body, margins, right):
+                is_head = False  # "6.11 Each unit has a Movement Allowance (MA)" runs on
             if is_head and _in_profile(page.lines, i, body):
                 is_head = False  # "Shots: 2" among "Range: 24 inches", "Damage: 1"
             if _style(ln) in cover_styles and is_head:

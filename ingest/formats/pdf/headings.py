@@ -248,8 +248,31 @@ def _is_heading(
     if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
         return True
     # set as the text is, only its number makes it a heading; one ending in a
-    # colon opens a list ("702.3. The state checks are:"), as a rule does
-    return at_margin and bool(_DOTTED_HEADING.match(text)) and len(words) <= 8 and text[-1] != ":"
+    # colon opens a list ("702.3. The state checks are:"), as a rule does, and
+    # one ending in a stop after words in lower case is a sentence, a wargame's
+    # one-line case ("8.32 Artillery units may never advance after combat.",
+    # three words or more in lower case after the first), where a title's words
+    # are capitalised ("3.2 Charging.", "6.2 Terrain Effects on Movement.") or
+    # few ("2.3 Draw a card.")
+    sentence = text.endswith(".") and sum(1 for w in words[2:] if w[:1].islower()) >= 3
+    return (
+        at_margin
+        and bool(_DOTTED_HEADING.match(text))
+        and len(words) <= 8
+        and text[-1] != ":"
+        and not sentence
+    )
+
+
+def _opens_paragraph(
+    ln: _Line, body: float, margins: dict[int, float], right: dict[int, float]
+) -> bool:
+    """Is a line that is a heading only by its dotted number (set as the text
+    is) a paragraph's first line: one that runs to the column's margin, as
+    a heading does not ("6.11 Each unit has a Movement Allowance (MA)" over
+    "printed on its counter.", a wargame's case)?"""
+    by_number_only = ln.size < body * HEADING_SIZE_RATIO and not ln.bold
+    return by_number_only and not _short(ln, margins, right)
 
 
 def _in_profile(lines: list[_Line], i: int, body: float) -> bool:
