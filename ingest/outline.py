@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 
 from ruleslawyer.ingest.sources import slugify
 from ruleslawyer.ingest.units import ParseResult, build_unit, short_title
-from ruleslawyer.records import RuleUnit, numbered_under
+from ruleslawyer.records import RuleUnit, case_of, numbered_under
 
 # "3.2 Charge", "3.2. Charge", "§ 10.05 Assault", "10.05Assault Shooting",
 # "100.2a Constructed" (a card game's lettered sub-rule)
@@ -346,7 +346,7 @@ def _numbered_paragraphs(
         if "." not in number:
             continue
         for _, under, heading in reversed(open_headings):
-            if under and (numbered_under(number, under) or _case_of(number, under)):
+            if under and (numbered_under(number, under) or case_of(number, under)):
                 runs.setdefault(heading, []).append((i, number, m.end()))
                 break
             if under and _number_key(number) <= _number_key(under):
@@ -362,18 +362,6 @@ def _numbered_paragraphs(
             under_headings.add(blocks[heading].text)
     out.update({i: (n, skip, heading) for i, n, skip, heading in _free_run(free)})
     return out, under_headings
-
-
-def _case_of(number: str, section: str) -> bool:
-    """Is ``number`` a case of ``section`` as wargames number them, a digit
-    added ("8.32" of "8.3", "6.11" of "6.1")? Only for a paragraph read
-    under that section's heading: elsewhere "8.32" is the 32nd section of 8."""
-    return (
-        number.startswith(section)
-        and len(number) > len(section)
-        and number[len(section) :].isdigit()
-        and "." in section
-    )
 
 
 def _free_run(

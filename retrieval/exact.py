@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ruleslawyer.ingest.normalize import normalize
-from ruleslawyer.records import RuleUnit, numbered_under
+from ruleslawyer.records import RuleUnit, case_of, numbered_under
 
 # A printed rule number: "24.21", "3.2", "10.5.1", "100.2a" (a card game's
 # comprehensive rules letter their sub-rules). Only numbers some rule of the
@@ -98,14 +98,19 @@ class ExactIndex:
     def numbered_under(self, number: str, game: str | None = None) -> list[int]:
         """The first rules of ``game`` (of any game: None) numbered under
         ``number``: a section whose text is all in its numbered paragraphs ("3.2"
-        of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a) is found by its number."""
-        under = [
-            i
-            for rule_id, positions in self.by_number.items()
-            if numbered_under(rule_id, number)
-            for i in positions
-            if game is None or self.games[i] == game
-        ]
+        of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a, a wargame's "8.3" of its
+        cases 8.31 and 8.32) is found by its number."""
+        # (a wargame's cases, "8.31" and "8.32" of "8.3", where none is)
+        for under_it in (numbered_under, case_of):
+            under = [
+                i
+                for rule_id, positions in self.by_number.items()
+                if under_it(rule_id, number)
+                for i in positions
+                if game is None or self.games[i] == game
+            ]
+            if under:
+                break
         return sorted(under)[:_UNDER]
 
     def match(self, question: str, game: str | None = None) -> list[ExactMatch]:

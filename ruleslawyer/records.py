@@ -65,6 +65,19 @@ def numbered_under(rule_id: str, number: str) -> bool:
     return rule_id.startswith(number + ".") or (rule_id[:-1] == number and rule_id[-1:].isalpha())
 
 
+def case_of(rule_id: str, number: str) -> bool:
+    """Is ``rule_id`` a case of section ``number`` as wargames number them, a
+    digit added ("8.32" of "8.3")? Elsewhere "8.32" is the 32nd section of 8:
+    ask only where the book shows it (a case read under its section's
+    heading, or a section number no rule has but its cases)."""
+    return (
+        "." in number
+        and rule_id.startswith(number)
+        and len(rule_id) > len(number)
+        and rule_id[len(number) :].isdigit()
+    )
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """One game the index knows: its slug and what the manifests say about it.

@@ -227,6 +227,26 @@ def test_a_lettered_sub_rule_is_a_lookup(fake_settings, tmp_path) -> None:
     ]
 
 
+def test_a_wargames_section_is_found_by_its_number_through_its_cases(
+    fake_settings, tmp_path
+) -> None:
+    """A wargame's section "8.3" whose text is all in its cases (8.31, 8.32,
+    rules of their own) is found by its number, as "100" is by 100.1; where
+    the book prints the dotted kind (8.3.1), that is what "8.3" holds."""
+    service = club_service(
+        fake_settings,
+        tmp_path,
+        "# 8.0 Combat\n\n## 8.3 Advance After Combat\n\n"
+        "8.31 If the defending hex is vacated, one attacker may advance.\n\n"
+        "8.32 Artillery units may never advance after combat.\n\n"
+        "## 8.4 Retreats\n\nA unit retreats one hex.\n",
+    )
+    assert [u.rule_id for u in service.find_rules("8.3", "club")] == ["8.31", "8.32"]
+    result = service.search("what does rule 8.3 say?", game="club")
+    assert (result.hits[0].unit.rule_id, result.relevance) == ("8.31", 1.0)
+    assert result.missing_numbers == ()
+
+
 def test_a_chapter_number_named_as_one_finds_its_heading(fake_settings, tmp_path) -> None:
     """ "2. Morale" has a slug ID, but "rule 2" and "chapter 2" find it, first and
     relevant; a bare "2" (inches, dice) is no lookup."""
