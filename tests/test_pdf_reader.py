@@ -2908,3 +2908,32 @@ def test_a_wargames_cases_are_rules_of_their_own_and_a_one_line_case_no_heading(
         for heading, paragraphs in cases.items()
         for n, text in paragraphs
     ]
+
+
+def test_a_word_hyphenated_over_a_page_break_is_one_word() -> None:
+    """PDFium marks a line-end hyphen as a hyphenation point only within a
+    page: a word broken over a page break stayed "Barter-ing", and a search
+    for the word missed its rule. Within a page, the same break was joined."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    lines = [
+        ["Leaders", "The Quartermaster trades at better rates than",
+         "the usual rates given under Foraging and Barter-"],
+        ["ing, applicable to all the other leaders whatever their abili-",
+         "ties, and in every village."],
+    ]  # fmt: skip
+    for page in lines:
+        y = 700.0
+        for k, text in enumerate(page):
+            bold = page is lines[0] and k == 0
+            c.setFont("Helvetica-Bold" if bold else "Times-Roman", 14 if bold else 11)
+            c.drawString(72, y, text)
+            y -= 20 if bold else 14
+        c.showPage()
+    c.save()
+    (unit,) = parse_file("r.pdf", out.getvalue(), game="x").units
+    assert unit.text == (
+        "The Quartermaster trades at better rates than the usual rates given under Foraging "
+        "and Bartering, applicable to all the other leaders whatever their abilities, and in "
+        "every village."
+    )

@@ -38,7 +38,9 @@ def _join_lines(lines: list[_Line]) -> str:
     A break PDFium marks as a hyphenation point joins the word ("mapsheet")
     unless the next part starts with a capital (a real compound:
     "Attribution-NonCommercial"); a printed hyphen at a line end keeps the
-    hyphen and drops the space ("close-quarters").
+    hyphen and drops the space ("close-quarters"). Over a page break, where
+    PDFium marks nothing, a hyphen before a word in lower case is read as a
+    mark of its own.
     """
     text = ""
     for prev, ln in zip([None, *lines], lines, strict=False):
@@ -50,6 +52,10 @@ def _join_lines(lines: list[_Line]) -> str:
             # a browser prints a soft hyphen's break as U+2010, which PDFium
             # does not mark: a hyphenation point like its own
             text = text[:-1] + (ln.text if ln.text[:1].islower() else "-" + ln.text)
+        elif text.endswith("-") and ln.page != prev.page and ln.text[:1].islower():
+            # a word hyphenated over a page break: PDFium marks a hyphenation
+            # point only within a page, so it is read as one it marks
+            text = text[:-1] + ln.text
         elif text.endswith("-") and ln.text[:1].isalpha():
             text += ln.text
         else:
