@@ -2937,3 +2937,54 @@ def test_a_word_hyphenated_over_a_page_break_is_one_word() -> None:
         "and Bartering, applicable to all the other leaders whatever their abilities, and in "
         "every village."
     )
+
+
+def test_running_headers_that_alternate_or_skip_pages_are_dropped() -> None:
+    """A printed book's running headers alternate: the book's name on left
+    pages, the chapter on right ones, and none on a chapter's first page. In
+    a short book neither repeats on three pages, so "SHADOWS OF VALDRIS"
+    ended two rules. The same small line at the same height on two pages is
+    a header."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    for n in range(1, 6):
+        if n % 2 == 0:
+            c.setFont("Helvetica", 8.5)
+            c.drawString(72, 760, "SHADOWS OF VALDRIS \u2014 Core Rulebook")
+        y = 700.0
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, y, f"Rule {chr(64 + n)}")
+        c.setFont("Times-Roman", 11)
+        for k in range(3):
+            y -= 16
+            c.drawString(72, y, f"Sentence {k} of rule {chr(64 + n)} is set here in full.")
+        c.showPage()
+    c.save()
+    result = parse_file("r.pdf", out.getvalue(), game="x")
+    assert not any("VALDRIS" in u.text for u in result.units)
+    assert result.dropped["running headers and footers"] == 2
+
+
+def test_a_one_page_sheets_header_is_not_read_into_a_column() -> None:
+    """A one-page sheet in two columns with a header set small at the top
+    right: it was read as the right column's first line, inside the sentence
+    the left column's last line ran on with ("if it begins and Series Rules
+    2023 ends that move")."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    c.setFont("Helvetica", 8)
+    c.drawRightString(560, 765, "Series Rules 2023")
+    left = [f"Left line {k} of the movement rule runs on and on" for k in range(12)]
+    right = [f"right line {k} of the movement rule runs on and on" for k in range(12)]
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(50, 730, "Movement")
+    c.setFont("Times-Roman", 10)
+    for k, (a, b) in enumerate(zip(left, right, strict=True)):
+        c.drawString(50, 710 - 13 * k, a)
+        c.drawString(320, 723 - 13 * k, b)
+    c.showPage()
+    c.save()
+    units = parse_file("r.pdf", out.getvalue(), game="x").units
+    movement = next(u for u in units if u.title == "Movement")
+    assert "Series Rules" not in movement.text
+    assert " ".join(movement.text.split()) == " ".join(left + right)

@@ -256,6 +256,16 @@ def _column_band(
     return top, bottom
 
 
+def _margin_line(ln: _Line, page: _Page, size: float, edge: str) -> bool:
+    """Is ``ln`` set smaller than the text (``size``) in the page's ``edge``
+    ("top" or "bottom") margin: a running header or footer, by its place?"""
+    if ln.size >= 0.9 * size:
+        return False
+    if edge == "top":
+        return ln.bottom <= FURNITURE_ZONE * page.height
+    return ln.top >= (1 - FURNITURE_ZONE) * page.height
+
+
 def _reading_order(page: _Page) -> None:
     """Two side-by-side columns are read left, then right; else PDFium's order.
 
@@ -286,6 +296,25 @@ def _reading_order(page: _Page) -> None:
         right = right + [h[1] for h in split.values()]
         spanning = [ln for ln in spanning if id(ln) not in split]
         lines = page.lines = [x for ln in lines for x in split.get(id(ln), (ln,))]
+    # A page's header set small in its top margin is no column's first line:
+    # on a sheet too short for it to repeat, one set right was read into the
+    # right column, mid-sentence where the left column's last ran on to it.
+    # (above every line of the text: a box's small print atop a column is
+    # the column's)
+    sizes: Counter[float] = Counter()
+    for ln in lines:
+        sizes[round(ln.size, 1)] += len(ln.text)
+    body_size = sizes.most_common(1)[0][0]  # the size most of its text is set in
+    text_top = min((ln.top for ln in lines if ln.size >= 0.9 * body_size), default=0.0)
+    headers = [
+        ln
+        for ln in left + right
+        if _margin_line(ln, page, body_size, "top") and ln.bottom <= text_top
+    ]
+    if headers:
+        left = [ln for ln in left if ln not in headers]
+        right = [ln for ln in right if ln not in headers]
+        spanning += headers
     # Lines above, below and between bands of columns on a page otherwise in
     # one column are read as PDFium gives them, as they are on such a page.
     across: list[_Line] = []
@@ -317,12 +346,7 @@ def _reading_order(page: _Page) -> None:
     # right column: on a one-page sheet, where it is not yet known as a
     # repeat, a footer set right made every heading low in the left column
     # look like one across the page, and the column below it was read last)
-    column_right = [
-        r
-        for r in right
-        if r.size >= 0.9 * size
-        or FURNITURE_ZONE * page.height < r.top < (1 - FURNITURE_ZONE) * page.height
-    ]
+    column_right = [r for r in right if not _margin_line(r, page, size, "bottom")]
     for ln in list(left):
         under = [x for x in lines if x.top > ln.bottom]
         nearest = min(under, key=lambda x: x.top) if under else None

@@ -207,8 +207,18 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         return {(c[2].lower(), round(c[0] / 3)) for c in ln.cells if not c[2].strip().isdigit()}
 
     parts: Counter[tuple[str, int]] = Counter()
+    # a margin line's text (digits aside) at its height, in its size: the same
+    # on two pages is a running header of a book whose headers alternate
+    # (left pages name the book, right pages the chapter) or skip the pages
+    # that open chapters, so that none repeats on three
+    placed: Counter[tuple[str, int, int, str]] = Counter()
+
+    def place_of(ln: _Line) -> tuple[str, int, int, str]:
+        return (ln.zone, round(ln.top / 2), round(ln.size * 2), key_of(ln))
+
     for page in pages:
         seen.update({key_of(ln) for ln in page.lines if ln.zone})
+        placed.update({place_of(ln) for ln in page.lines if ln.zone and not ln.edge})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
         parts.update({part for ln in page.lines for part in parts_of(ln)})
     body = _body_size(pages)
@@ -307,6 +317,15 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                     )
                 )
                 or (ln.zone and len(pages) < 3 and names_book_and_page(ln, page, margins))
+                or (
+                    ln.zone
+                    and not ln.edge
+                    and placed[place_of(ln)] >= 2
+                    and in_body[key] < 2
+                    and abs(ln.size - body) > 0.5
+                    and len(ln.text.split()) <= 12
+                    and not _is_heading(ln, body, margins)
+                )
                 or (
                     # two pages (an errata sheet, a quick reference): on both,
                     # in another size than the text, and no heading
