@@ -1605,3 +1605,40 @@ def test_a_toggle_title_in_a_list_is_a_line_of_its_own() -> None:
         "- Effects",
         "  During a storm, flying units must land.",
     ]
+
+
+def test_what_a_heading_hides_from_readers_is_no_part_of_its_title() -> None:
+    """New Google Sites puts a "Copy heading link" tooltip, hidden from
+    readers (aria-hidden), in every heading: every title began with it. A
+    heading that says nothing else keeps what it says."""
+    tooltip = (
+        '<div class="CjVfdc"><div role="presentation" aria-label="Copy heading link"></div>'
+        '<div class="rlgLX" aria-hidden="true"><div class="kvaGgb">Copy heading link</div></div>'
+    )
+    page = f"""<!DOCTYPE html><html><body><main>
+<h2 id="h.r2">{tooltip}<span>Command Points</span></div></h2><p>Each player gets 3 CP.</p>
+<h2><span aria-hidden="true">Morale</span></h2><p>Test at half strength.</p>
+</main></body></html>"""
+    units = parse_file("rules.html", page.encode(), game="x").units
+    assert [(u.rule_id, u.title) for u in units] == [
+        ("command-points", "Command Points"),
+        ("morale", "Morale"),
+    ]
+
+
+def test_a_sidebar_of_prose_inside_the_rules_is_the_books() -> None:
+    """Tabletop books call a boxed aside a "sidebar": one inside <main> was
+    dropped as the site's sidebar, with its rule text. The site's own sidebar
+    (outside the rules, or mostly links) still goes."""
+    page = """<!DOCTYPE html><html><body>
+<div class="sidebar"><a href="/a">Home</a> <a href="/b">Rules</a></div><main>
+<h2>Actions</h2><p>Players alternate activating one unit each.</p>
+<div class="sidebar"><h4>Designer's Sidebar</h4><p>Alternating keeps both players engaged.</p></div>
+<div class="sidebar"><a href="/x">Next page</a> <a href="/y">Previous page</a></div>
+</main></body></html>"""
+    text = " ".join(
+        u.title + " " + u.text for u in parse_file("r.html", page.encode(), game="x").units
+    )
+    assert "Alternating keeps both players engaged." in text
+    assert "Designer's Sidebar" in text
+    assert "Home" not in text and "Next page" not in text

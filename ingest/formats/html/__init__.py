@@ -167,6 +167,16 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         for a in heading.find_all("a"):
             if not _WORD.search(_text(a)) and (a.get("href") or _text(a)):
                 a.decompose()
+        # Nor what the heading hides from readers (Google Sites' "Copy heading
+        # link" tooltip, an icon), unless that is all it says.
+        hidden = heading.find_all(True, {"aria-hidden": "true"})
+        shown = _text(heading)
+        for tag in hidden:
+            shown = shown.replace(_text(tag), "", 1)
+        if hidden and _WORD.search(shown):
+            for tag in hidden:
+                if not tag.decomposed:
+                    tag.decompose()
     for a in soup.find_all("a", href=True):
         if not a.decomposed and _is_permalink(a):
             a.decompose()  # after a term or a caption too: "Engagement¶"

@@ -56,6 +56,10 @@ _CHROME_NAME = re.compile(
     re.I,
 )
 
+# ... but inside the rules (``<main>``, ``<article>``, ``<section>``) these
+# name a box of the book's own, chrome only when it is mostly links
+_PROSE_BOX_NAMES = frozenset({"sidebar", "header"})
+
 # Names of page chrome only when the box is mostly links: a wiki's category
 # line ("in: Units, Cavalry"), which a rules page could also use for a box of
 # prose.
@@ -148,7 +152,13 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
         return False
-    return any(_CHROME_NAME.match(n) for n in names if n) or (
+    named = [n for n in names if n and _CHROME_NAME.match(n)]
+    if named and all(n.lower() in _PROSE_BOX_NAMES for n in named) and _in_rules(el):
+        # Inside the rules a "sidebar" box of prose is the book's (a designer's
+        # sidebar, as tabletop books name a boxed aside), a "header" a
+        # section's; the site's are mostly links
+        return _link_dense(el)
+    return bool(named) or (
         any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n) and _link_dense(el)
     )
 
