@@ -2988,3 +2988,34 @@ def test_a_one_page_sheets_header_is_not_read_into_a_column() -> None:
     movement = next(u for u in units if u.title == "Movement")
     assert "Series Rules" not in movement.text
     assert " ".join(movement.text.split()) == " ".join(left + right)
+
+
+def test_a_numbered_bold_title_alone_at_a_pages_foot_heads_the_next_pages_text() -> None:
+    """A word processor's numbered title in bold at the text's size ("3.
+    Winning") left as a page's last line, its text on the next page: it was
+    read as the section before's last line, and the winning rules were cited
+    as the storms rule."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    y = 720.0
+    for k, (title, text) in enumerate(
+        [("1. Sailing", "Ships move one zone a turn."), ("2. Storms", "A storm sinks one ship.")]
+    ):
+        c.setFont("Helvetica-Bold", 11.5)
+        c.drawString(72, y, title)
+        c.setFont("Times-Roman", 11.5)
+        for line in range(20 if k else 3):
+            y -= 15
+            c.drawString(72, y, f"{text} Line {line} of it goes on here.")
+        y -= 22
+    c.setFont("Helvetica-Bold", 11.5)
+    c.drawString(72, y, "3. Winning")
+    c.showPage()
+    c.setFont("Times-Roman", 11.5)
+    c.drawString(72, 720, "The first player to control four ports wins.")
+    c.showPage()
+    c.save()
+    units = parse_file("r.pdf", out.getvalue(), game="x").units
+    assert [u.title for u in units] == ["Sailing", "Storms", "Winning"]
+    assert units[-1].text == "The first player to control four ports wins."
+    assert units[-1].source.page == 1  # where its title is printed

@@ -78,15 +78,17 @@ def _numbered_titles(pages: list[_Page]) -> None:
 
     # the last bold numbered line: its number, an item?, the line, the space over it
     last: tuple[int, bool, _Line | None, float] = (0, False, None, 0.0)
-    for page in pages:
+    for n, page in enumerate(pages):
         lines = page.lines
+        # (a title left alone at a page's foot has its text on the next page)
+        next_page = next((p.lines[0] for p in pages[n + 1 :] if p.lines), None)
         for i, ln in enumerate(lines):
             m = _NUMBERED_TITLE.match(ln.text)
             if not (m and ln.bold and not ln.row):
                 continue
             number = int(m.group(1))
             before = lines[i - 1] if i else None
-            after = lines[i + 1] if i + 1 < len(lines) else None
+            after = lines[i + 1] if i + 1 < len(lines) else next_page
             space = (
                 ln.top - before.bottom
                 if before is not None and before.page == ln.page
