@@ -2406,3 +2406,64 @@ def test_a_wargames_cases_under_their_section_are_rules_of_their_own() -> None:
     assert units[-1].text.endswith(
         "Units may not enter lakes.\n6.32 This number is not under 6.2 and stays its text."
     )
+
+
+def test_a_sites_template_markup_is_read_as_the_site_renders_it() -> None:
+    """A rules site's Markdown sources carry their generator's markup, which
+    the site renders away: GitBook's and Jekyll's Liquid tags ("{% hint %}",
+    "{% tab title=... %}", a "{% comment %}" holding an author's TODO), Hugo's
+    shortcodes, MDX's import lines and comments, kramdown's attribute lines
+    and contents marker, Hugo's TOML front matter. Each was rule text (the
+    TODO was quoted as a rule); a tab's title is a line over its panel, as
+    the HTML reader reads a tab."""
+    md = """+++
+title = "Combat"
++++
+import Tabs from '@theme/Tabs';
+
+# Attacking
+{: .no_toc }
+
+* TOC
+{:toc}
+
+{% hint style="info" %}
+Measure range from the base.
+{% endhint %}
+
+{% tabs %}
+{% tab title="Melee" %}
+Melee weapons attack in base contact.
+{% endtab %}
+{% endtabs %}
+
+{{% alert title="Note" %}}
+Ranged weapons may not fire when engaged.
+{{% /alert %}}
+
+{% comment %} TODO: add the re-roll rule {% endcomment %}
+{/* removed in v2 */}
+A roll of 1 always misses. See [Morale]({{ site.baseurl }}/morale).
+
+:::warning[Heavy armour]
+Heavy armour adds +1 to the save.
+:::
+
+```
+{% raw %}code stays as written{% endraw %}
+```
+"""
+    result = parse_file("combat.md", md.encode(), game="x")
+    (unit,) = result.units
+    assert unit.title == "Attacking"
+    assert unit.text.split("\n") == [
+        "Measure range from the base.",
+        "Melee:",
+        "Melee weapons attack in base contact.",
+        "Ranged weapons may not fire when engaged.",
+        "A roll of 1 always misses. See Morale.",
+        "Heavy armour",
+        "Heavy armour adds +1 to the save.",
+        "{% raw %}code stays as written{% endraw %}",
+    ]
+    assert result.dropped["front matter"] == 1

@@ -66,6 +66,11 @@ read as markup, never as rule text:
   titles and text alike, as are badges (a paragraph of images alone: their
   words describe pictures); a cell's escaped ``\\|`` stays ``\\|``, not a
   column's edge;
+- A site's sources read as the site renders them (``_rendered_markup``):
+  Liquid tags (Jekyll, GitBook) and Hugo's shortcodes left out but for a
+  tab's title (a line over its panel) and a figure's caption, their
+  comments and MDX's import lines and comments left out, kramdown's
+  attribute lines and contents marker, and Hugo's TOML front matter.
 - Obsidian's notes read as Obsidian shows them (``_shown_markup``, which
   also takes out the emoji codes above): a link
   ``[[Turn Sequence#Fight Phase|Fight phase]]`` is its words ("Fight
@@ -175,6 +180,64 @@ _CODE = re.compile(r"(^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)[^\n]*$|`[^`\n]+`)"
 _CALLOUT = re.compile(r"^([ \t]*(?:>[ \t]*)+)\[![A-Za-z][\w-]*\][+-]?[ \t]*(.*)$", re.M)
 # GitHub's (and Slack's, Discord's) emoji shortcodes: ":crossed_swords:", ":+1:"
 _SHORTCODE = re.compile(r"[ \t]?(?<![\w:]):(?=[\w+-]*[a-z])[a-z0-9_+-]{2,}:(?![\w:])")
+
+
+# Template languages' markup in a site's Markdown sources, which the site
+# renders away: Liquid's (Jekyll, GitBook) "{% tag %}" and its comments,
+# Hugo's shortcodes "{{< name >}}" and "{{% name %}}", MDX's import and
+# export lines and "{/* comments */}", kramdown's attribute lines "{: .x }"
+# and its contents marker ("* TOC" over "{:toc}"), Hugo's TOML front matter.
+_LIQUID_COMMENT = re.compile(r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}", re.S)
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
+# a tab's title, the label its panel is read under ("Melee:")
+_TAB_TAG = re.compile(
+    r"\{(?:%|\{[<%])-?\s*tab\s+(?:title|header|name)=\"([^\"\n]*)\"[^\n]*?(?:[>%]\}|-?%)\}"
+    r"|<TabItem\b[^>\n]*?\blabel=\"([^\"\n]*)\"[^>\n]*>"
+)
+# a site variable in a link's target ("[Combat]({{ site.baseurl }}/combat)"),
+# whose spaces kept the link from being one
+_LINK_LIQUID = re.compile(r"(\]\([^)\n]*?)\{\{[^{}\n]*\}\}")
+# a figure's caption is its words
+_FIGURE_TAG = re.compile(r"\{\{[<%]\s*figure\b[^\n]*?caption=\"([^\"\n]*)\"[^\n]*?[>%]\}\}")
+_TEMPLATE_TAG = re.compile(r"\{%-?[^\n]*?-?%\}|\{\{[<%][^\n]*?[>%]\}\}")
+_MDX_IMPORT = re.compile(r"^import\s+[^\n;]+?\s+from\s+['\"][^'\"\n]+['\"];?[ \t]*$", re.M)
+_MDX_EXPORT = re.compile(
+    r"^export\s+(?:const|let|var|function|default|class)\b.*?(?:\n[ \t]*\n|\Z)", re.M | re.S
+)
+_KRAMDOWN_ATTRS = re.compile(rf"^[ \t]*\{{:\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}[ \t]*$", re.M)
+_KRAMDOWN_TOC = re.compile(r"^[ \t]*(?:[*+-]|1\.)[ \t]+TOC[ \t]*\n[ \t]*\{:toc\}[ \t]*$", re.M)
+_TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.S)
+_TOML_TITLE = re.compile(r"^title\s*=\s*(.+?)\s*$", re.M)
+
+
+def _rendered_markup(text: str) -> tuple[str, int]:
+    """Template and site-generator markup (above) as the site renders it:
+    a tab's title a line of its own over its panel, a figure its caption,
+    every other tag and comment left out, outside code; how many pieces were
+    left out. Text with none of it is returned as it is."""
+    marks = ("{%", "{{<", "{{%", "{/*", "{:", "import ", "export ", "<TabItem", "]({{")
+    if not any(mark in text for mark in marks):
+        return text, 0
+    left_out = 0
+    pieces = _CODE.split(text)
+    for n in range(0, len(pieces), 2):  # the odd pieces are code
+        piece = _TAB_TAG.sub(lambda m: f"\n\n{m.group(1) or m.group(2)}:\n\n", pieces[n])
+        while _LINK_LIQUID.search(piece):
+            piece = _LINK_LIQUID.sub(r"\1", piece)
+        piece = _FIGURE_TAG.sub(lambda m: m.group(1), piece)
+        for rx in (
+            _LIQUID_COMMENT,
+            _MDX_COMMENT,
+            _TEMPLATE_TAG,
+            _MDX_IMPORT,
+            _MDX_EXPORT,
+            _KRAMDOWN_TOC,
+            _KRAMDOWN_ATTRS,
+        ):
+            piece, found = rx.subn("", piece)
+            left_out += found
+        pieces[n] = piece
+    return "".join(pieces), left_out
 
 
 def _shown_markup(text: str) -> tuple[str, int]:
@@ -294,8 +357,9 @@ def _aside_title(params: str) -> str:
     """The title a fenced block gives after its kind: "note Designer's note",
     ":::tip[Remember]"; not its kind or attributes alone."""
     params = re.sub(r"\{[^{}]*\}", " ", params).strip()
-    kind, _, rest = params.partition(" ")
-    bracket = re.search(r"\[(.*)\]", kind)
+    _, _, rest = params.partition(" ")
+    # (":::warning[Heavy armour]": the bracket after the kind, spaces and all)
+    bracket = re.match(r"[\w-]*\[(.*)\]", params)
     return " ".join((bracket.group(1) if bracket else rest).split()).strip("\"' ")
 
 
@@ -370,6 +434,16 @@ def outline_of(text: str) -> Outline:
             outline.title = title.group(1).strip("'\"")
         outline.dropped["front matter"] += 1
         text = text[m.end() :]
+    m = _TOML_FRONT_MATTER.match(text)
+    if m:
+        title = _TOML_TITLE.search(m.group(1))
+        if title and not outline.title:
+            outline.title = title.group(1).strip("'\"")
+        outline.dropped["front matter"] += 1
+        text = text[m.end() :]
+    text, rendered = _rendered_markup(text)
+    if rendered:
+        outline.dropped["template tags and comments"] += rendered
     text, layout = _brew_blocks(text)
     if layout:
         outline.dropped["layout lines"] += layout
