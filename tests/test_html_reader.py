@@ -1642,3 +1642,26 @@ def test_a_sidebar_of_prose_inside_the_rules_is_the_books() -> None:
     assert "Alternating keeps both players engaged." in text
     assert "Designer's Sidebar" in text
     assert "Home" not in text and "Next page" not in text
+
+
+def test_an_aria_table_is_read_as_a_table() -> None:
+    """GitBook draws every table as boxes with ARIA roles (a "table" of
+    "row"s of "columnheader"s and "cell"s): each cell was read as a line of
+    its own, and a row's cells no longer stood together."""
+    cell = '<div role="{}"><p>{}</p></div>'
+    rows = [("columnheader", "Range", "Modifier"), ("cell", 'Short (up to 6")', "+1")]
+    body = "".join(
+        '<div role="rowgroup"><div role="row">'
+        + cell.format(kind, a)
+        + cell.format(kind, b)
+        + "</div></div>"
+        for kind, a, b in rows
+    )
+    page = f"""<!DOCTYPE html><html><body><main><h2>Range Bands</h2>
+<p>The range modifies the hit roll:</p><div role="table">{body}</div></main></body></html>"""
+    (unit,) = parse_file("r.html", page.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "The range modifies the hit roll:",
+        "Range | Modifier",
+        'Short (up to 6") | +1',
+    ]

@@ -193,6 +193,17 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         level = _html_int(tag.get("aria-level"), 0)
         if tag.name not in _HEADINGS and level > 0:
             tag.name = f"h{min(level, 6)}"
+    # ARIA's table (GitBook draws every table so: <div role="table">, rows of
+    # role "row", cells of "cell" or "columnheader") is a table: read as
+    # boxes, each cell was a line of its own and the rows came apart.
+    for grid in soup.find_all(True, {"role": _TABLE_ROLE}):
+        if grid.name != "table" and grid.find(True, {"role": "row"}) is not None:
+            for part in [grid, *grid.find_all(True, {"role": True})]:
+                part_role = str(part.get("role") or "").strip().lower()
+                if part.find_parent(True, {"role": _TABLE_ROLE}) not in (grid, None):
+                    continue  # a table inside a cell is its own
+                if part_role in _ARIA_TABLE_TAGS:
+                    part.name = _ARIA_TABLE_TAGS[part_role]
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
@@ -215,6 +226,13 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     walker.walk(root)
     walker.flush()
     return outline
+
+
+_TABLE_ROLE = re.compile(r"^\s*(?:table|grid|treegrid)\s*$", re.I)
+_ARIA_TABLE_TAGS = {
+    "table": "table", "grid": "table", "treegrid": "table", "rowgroup": "tbody", "row": "tr",
+    "columnheader": "th", "rowheader": "th", "cell": "td", "gridcell": "td",
+}  # fmt: skip
 
 
 def read_document(
