@@ -407,7 +407,7 @@ def test_game_selectors_come_from_the_loaded_games(seeded_service: Any) -> None:
         b.value for b in demo.blocks.values() if "rl-header" in str(getattr(b, "value", ""))
     )
     assert "your tabletop games" in header and "Age of Sigmar" not in header
-    for ext in (".pdf", ".docx", ".odt", ".md", ".markdown", ".html", ".htm", ".txt"):
+    for ext in (".pdf", ".docx", ".odt", ".md", ".markdown", ".mdx", ".html", ".htm", ".txt"):
         assert ext in component(demo, "rl-s-file").file_types
     # the upload names every registered format, from the registry
     from ruleslawyer.ingest.formats import formats

@@ -1022,7 +1022,7 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
 
 FORMAT = Format(
     name="markdown",
-    extensions=(".md", ".markdown", ".mdown", ".mkd"),
+    extensions=(".md", ".markdown", ".mdown", ".mkd", ".mdx"),
     read=read,
     sniff=sniff,
     priority=60,
