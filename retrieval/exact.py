@@ -59,6 +59,7 @@ class ExactIndex:
         self.by_number: dict[str, list[int]] = {}
         self.by_bare_number: dict[str, list[int]] = {}
         self.games = [u.game for u in units]
+        self.in_heading = {i for i, u in enumerate(units) if u.in_its_heading}
         self.bracketed: set[str] = set()
         names: dict[str, set[int]] = {}
         for i, u in enumerate(units):
@@ -100,17 +101,23 @@ class ExactIndex:
         ``number``: a section whose text is all in its numbered paragraphs ("3.2"
         of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a, a wargame's "8.3" of its
         cases 8.31 and 8.32) is found by its number."""
-        # (a wargame's cases, "8.31" and "8.32" of "8.3", where none is)
-        for under_it in (numbered_under, case_of):
+        under = [
+            i
+            for rule_id, positions in self.by_number.items()
+            if numbered_under(rule_id, number)
+            for i in positions
+            if game is None or self.games[i] == game
+        ]
+        if not under:
+            # a wargame's cases ("8.31", "8.32" of "8.3"), read as rules in
+            # their section's paragraphs; a heading "1.10" is no case of 1.1
             under = [
                 i
                 for rule_id, positions in self.by_number.items()
-                if under_it(rule_id, number)
+                if case_of(rule_id, number)
                 for i in positions
-                if game is None or self.games[i] == game
+                if i in self.in_heading and (game is None or self.games[i] == game)
             ]
-            if under:
-                break
         return sorted(under)[:_UNDER]
 
     def match(self, question: str, game: str | None = None) -> list[ExactMatch]:

@@ -68,8 +68,8 @@ def numbered_under(rule_id: str, number: str) -> bool:
 def case_of(rule_id: str, number: str) -> bool:
     """Is ``rule_id`` a case of section ``number`` as wargames number them, a
     digit added ("8.32" of "8.3")? Elsewhere "8.32" is the 32nd section of 8:
-    ask only where the book shows it (a case read under its section's
-    heading, or a section number no rule has but its cases)."""
+    ask only where the book shows it (a paragraph read under its section's
+    heading, ``RuleUnit.in_its_heading``; a heading "1.10" is none of 1.1)."""
     return (
         "." in number
         and rule_id.startswith(number)
@@ -214,6 +214,13 @@ class RuleUnit:
         when it is not found, the page the rule starts on."""
         at = self.text.find(quote) if quote else -1
         return self.source.page_at(at) if at >= 0 else self.source.page
+
+    @property
+    def in_its_heading(self) -> bool:
+        """Is this a rule numbered in its paragraph (a card game's ``100.2``, a
+        wargame's case ``8.32``), titled by the heading it is in, which ends its
+        breadcrumb? A heading's own unit is titled by itself, under its parent."""
+        return bool(self.title) and self.parent.rsplit(" > ", 1)[-1] == self.title
 
     @property
     def slug_id(self) -> bool:

@@ -404,7 +404,7 @@ class RulesService:
             under = [u for u in units if numbered_under(u.rule_id, key)]
             # "601.4a" under "601.4" too: a card game's lettered sub-rules; a
             # wargame's cases ("8.31", "8.32" of "8.3") where nothing else is
-            under = under or [u for u in units if case_of(u.rule_id, key)]
+            under = under or [u for u in units if case_of(u.rule_id, key) and u.in_its_heading]
             hits += sorted(under, key=lambda u: _numeric(u.rule_id))
         if hits:
             return hits

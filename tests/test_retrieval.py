@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ruleslawyer.errors import InputError
+from ruleslawyer.errors import InputError, RuleNotFoundError
 from ruleslawyer.retrieval.games import GameDetector
 from ruleslawyer.retrieval.hybrid import RELEVANCE_FEATURES
 from ruleslawyer.retrieval.tokens import tokenize
@@ -231,8 +231,9 @@ def test_a_wargames_section_is_found_by_its_number_through_its_cases(
     fake_settings, tmp_path
 ) -> None:
     """A wargame's section "8.3" whose text is all in its cases (8.31, 8.32,
-    rules of their own) is found by its number, as "100" is by 100.1; where
-    the book prints the dotted kind (8.3.1), that is what "8.3" holds."""
+    rules of their own, read in its paragraphs) is found by its number, as
+    "100" is by 100.1. Headings "1.10" and "1.12" are no cases of a "1.1"
+    the book lacks: that stays a rule it does not have."""
     service = club_service(
         fake_settings,
         tmp_path,
@@ -245,6 +246,16 @@ def test_a_wargames_section_is_found_by_its_number_through_its_cases(
     result = service.search("what does rule 8.3 say?", game="club")
     assert (result.hits[0].unit.rule_id, result.relevance) == ("8.31", 1.0)
     assert result.missing_numbers == ()
+    errata = tmp_path / "errata.md"
+    errata.write_text(
+        "# Errata\n\n## 1.10 Stacking\n\nThree units a hex.\n\n"
+        "## 1.12 Overruns\n\nAn overrun costs 2 MP.\n\n## 2.3 Retreats\n\nOne hex.\n",
+        encoding="utf-8",
+    )
+    service.ingest([errata], game="errata")
+    assert service.search("what does rule 1.1 say?", game="errata").missing_numbers == ("1.1",)
+    with pytest.raises(RuleNotFoundError):
+        service.find_rules("1.1", "errata")
 
 
 def test_a_chapter_number_named_as_one_finds_its_heading(fake_settings, tmp_path) -> None:

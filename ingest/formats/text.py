@@ -18,6 +18,7 @@ in their paragraphs ("1.1 A model may...", a line each), headings or none.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Collection
@@ -149,6 +150,13 @@ def _joined(para: list[str], line: str, text: str, words: Collection[str]) -> bo
     return True
 
 
+def _after(places: list[int], k: int) -> list[int]:
+    """The first two of ``places`` (sorted) after ``k``: enough to tell once
+    from more than once."""
+    at = bisect.bisect_right(places, k)
+    return places[at : at + 2]
+
+
 def _contents(lines: list[str]) -> tuple[set[int], set[int]]:
     """The lines (by index) of the book's contents, and the lines that the
     contents list as its headings,
@@ -176,10 +184,13 @@ def _contents(lines: list[str]) -> tuple[set[int], set[int]]:
             runs[-1].append(k)
         else:
             runs.append([k])
+    where: dict[str, list[int]] = {}  # each text's places, in order
+    for k, text in enumerate(texts):
+        where.setdefault(text, []).append(k)
     contents: set[int] = set()
     listed: set[int] = set()
     for run in runs:
-        later = {k: [j for j in range(k + 1, len(alone)) if texts[j] == texts[k]] for k in run}
+        later = {k: _after(where[texts[k]], k) for k in run}
         again = [k for k in run if len(later[k]) == 1]
         if not again:
             continue
