@@ -2862,11 +2862,15 @@ def test_a_ragged_line_that_ends_early_before_a_long_word_runs_on() -> None:
     story = [Paragraph("Keywords", head)]
     story += [Paragraph(f"<b>{name}:</b> {text}", body) for name, text in glossary]
     story += [Paragraph("You will need", body), Paragraph("Six dice and a board.", body)]
+    # a list of items a line each, each opening in capitals, some long
+    items = ["A mounted board of the county of Brisbury", "Reinforcement cards, twelve a side"]
+    story += [Paragraph(item, body) for item in items]
     doc.build(story)
     lines = parse_file("r.pdf", out.getvalue(), game="x").units[0].text.split("\n")
     assert lines == [f"{name}: {text}" for name, text in glossary] + [
         "You will need",
         "Six dice and a board.",
+        *items,
     ]
 
 
@@ -2958,11 +2962,18 @@ def test_running_headers_that_alternate_or_skip_pages_are_dropped() -> None:
         for k in range(3):
             y -= 16
             c.drawString(72, y, f"Sentence {k} of rule {chr(64 + n)} is set here in full.")
+        if n % 2 == 0:
+            # the same note at the same place at a page's foot stays: a rule's
+            c.setFont("Helvetica", 8.5)
+            c.drawString(72, 60, "* Optional: leave this rule out of your first game.")
         c.showPage()
     c.save()
     result = parse_file("r.pdf", out.getvalue(), game="x")
     assert not any("VALDRIS" in u.text for u in result.units)
     assert result.dropped["running headers and footers"] == 2
+    noted = [u.title for u in result.units if "leave this rule out" in u.text]
+    assert noted == ["Rule B", "Rule D"]
+    assert all("Sentence 2 of rule" in u.text for u in result.units)
 
 
 def test_a_one_page_sheets_header_is_not_read_into_a_column() -> None:

@@ -23,6 +23,7 @@ import math
 import re
 import statistics
 from collections import Counter
+from typing import Literal
 
 from ruleslawyer.ingest.formats.pdf.lines import (
     _PAGE_NUMBER,
@@ -256,7 +257,7 @@ def _column_band(
     return top, bottom
 
 
-def _margin_line(ln: _Line, page: _Page, size: float, edge: str) -> bool:
+def _margin_line(ln: _Line, page: _Page, size: float, edge: Literal["top", "bottom"]) -> bool:
     """Is ``ln`` set smaller than the text (``size``) in the page's ``edge``
     ("top" or "bottom") margin: a running header or footer, by its place?"""
     if ln.size >= 0.9 * size:

@@ -207,8 +207,8 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
         return {(c[2].lower(), round(c[0] / 3)) for c in ln.cells if not c[2].strip().isdigit()}
 
     parts: Counter[tuple[str, int]] = Counter()
-    # a margin line's text (digits aside) at its height, in its size: the same
-    # on two pages is a running header of a book whose headers alternate
+    # a top margin line's text (digits aside) at its height, in its size: the
+    # same on two pages is a running header of a book whose headers alternate
     # (left pages name the book, right pages the chapter) or skip the pages
     # that open chapters, so that none repeats on three
     placed: Counter[tuple[str, int, int, str]] = Counter()
@@ -218,7 +218,7 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 
     for page in pages:
         seen.update({key_of(ln) for ln in page.lines if ln.zone})
-        placed.update({place_of(ln) for ln in page.lines if ln.zone and not ln.edge})
+        placed.update({place_of(ln) for ln in page.lines if ln.zone == "top" and not ln.edge})
         slots.update({slot for ln in page.lines if ln.zone == "top" for slot in _slots(ln)})
         parts.update({part for ln in page.lines for part in parts_of(ln)})
     body = _body_size(pages)
@@ -318,7 +318,9 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                 )
                 or (ln.zone and len(pages) < 3 and names_book_and_page(ln, page, margins))
                 or (
-                    ln.zone
+                    # (at the top only: a page's foot also holds small lines
+                    # that are rules, a footnote repeated word for word)
+                    ln.zone == "top"
                     and not ln.edge
                     and placed[place_of(ln)] >= 2
                     and in_body[key] < 2

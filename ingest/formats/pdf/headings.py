@@ -78,10 +78,15 @@ def _numbered_titles(pages: list[_Page]) -> None:
 
     # the last bold numbered line: its number, an item?, the line, the space over it
     last: tuple[int, bool, _Line | None, float] = (0, False, None, 0.0)
+    # each page's next first line (a title left alone at a page's foot has its
+    # text on the next page), from the last page back
+    firsts: list[_Line | None] = []
+    for page in reversed(pages):
+        firsts.append(page.lines[0] if page.lines else (firsts[-1] if firsts else None))
+    firsts.reverse()
     for n, page in enumerate(pages):
         lines = page.lines
-        # (a title left alone at a page's foot has its text on the next page)
-        next_page = next((p.lines[0] for p in pages[n + 1 :] if p.lines), None)
+        next_page = firsts[n + 1] if n + 1 < len(pages) else None
         for i, ln in enumerate(lines):
             m = _NUMBERED_TITLE.match(ln.text)
             if not (m and ln.bold and not ln.row):

@@ -875,15 +875,16 @@ def _short(
     ln: _Line, margins: dict[int, float], right: dict[int, float], after: _Line | None = None
 ) -> bool:
     """A line that stops well short of the right margin ends its block, unless
-    the line ``after`` it opens with a word too long for the room left (with
-    a space before it), where text set ragged-right goes on mid-sentence ("...
-    during your" then "opponent's turn" in a narrow column)."""
+    the line ``after`` it opens in lower case with a word too long for the
+    room left (with a space before it), where text set ragged-right goes on
+    mid-sentence ("...during your" then "opponent's turn" in a narrow column).
+    A list of short items, each a line, keeps its lines."""
     edge = ln.wraps_at or right.get(ln.column, ln.x1)
     width = max(edge - margins.get(ln.column, 0.0), 1.0)
     if not ln.x1 < edge - 0.15 * width or ln.hyphen:
         return False
-    if after is None or not after.words or _ends_sentence(ln.text):
-        return True
+    if after is None or not after.words or _ends_sentence(ln.text) or not after.text[:1].islower():
+        return True  # (a line opening in capitals may open an item of its own)
     x0, x1, _ = after.words[0]
     word = (x1 - x0) * ln.size / max(after.size, 1.0)
     return word + 0.25 * ln.size < edge - ln.x1

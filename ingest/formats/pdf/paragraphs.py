@@ -37,10 +37,10 @@ def _join_lines(lines: list[_Line]) -> str:
 
     A break PDFium marks as a hyphenation point joins the word ("mapsheet")
     unless the next part starts with a capital (a real compound:
-    "Attribution-NonCommercial"); a printed hyphen at a line end keeps the
-    hyphen and drops the space ("close-quarters"). Over a page break, where
-    PDFium marks nothing, a hyphen before a word in lower case is read as a
-    mark of its own.
+    "Attribution-NonCommercial"); a hyphen at a line end PDFium does not
+    mark (a browser's, say) keeps the hyphen and drops the space
+    ("close-quarters"). Over a page break, where PDFium marks nothing, a
+    hyphen before a word in lower case is read as one it marks.
     """
     text = ""
     for prev, ln in zip([None, *lines], lines, strict=False):
