@@ -2467,3 +2467,14 @@ Heavy armour adds +1 to the save.
         "{% raw %}code stays as written{% endraw %}",
     ]
     assert result.dropped["front matter"] == 1
+    # prose that opens a line with "import" or "export" is a rule's words
+    prose = (
+        "# Trade\n\nA port may\nexport default goods only when no player has claimed it.\n\n"
+        "export default goods to the market.\n\nimport Rules from the old edition from 'its book'.\n"
+    )
+    (trade,) = parse_file("trade.md", prose.encode(), game="x").units
+    assert trade.text.split("\n") == [
+        "A port may export default goods only when no player has claimed it.",
+        "export default goods to the market.",
+        "import Rules from the old edition from 'its book'.",
+    ]

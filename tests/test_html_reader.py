@@ -411,12 +411,23 @@ def test_a_rules_site_page_of_spans_in_a_form_and_a_one_cell_table_is_read_by_it
         "Condition | Defence",
         "Blinded | -2",
     ]
-    # a search form beside the rules is still the site's
+    # a search form beside the rules is still the site's, and so is a menu
+    # form whose many options outnumber the page's words
+    options = "".join(f"<option>Scenario {n}: the long march north</option>" for n in range(40))
     boxed = page.replace("<form", "<h1>Conditions</h1><form").replace(
-        "</form>", "</form><form><input name='q'>Search the rules</form>"
+        "</form>",
+        "</form><form><input name='q'>Search the rules</form>"
+        f"<form><label>Jump to</label><select>{options}</select><button>Go</button></form>",
     )
     units = parse_file("rules.html", boxed.encode(), game="x").units
-    assert "Search" not in " ".join(u.text for u in units)
+    said = " ".join(u.text for u in units)
+    assert "Search" not in said and "Jump to" not in said and "march" not in said
+    # a data table whose cells hold small tables keeps its rows
+    data = """<!DOCTYPE html><html><body><main><h2>Units</h2><table>
+<tr><th>Unit</th><th>Move</th><th>Weapons</th></tr><tr><td>Knight</td><td>3</td>
+<td><table><tr><td>Sword</td><td>+2</td></tr></table></td></tr></table></main></body></html>"""
+    (unit,) = parse_file("units.html", data.encode(), game="x").units
+    assert unit.text.split("\n")[:2] == ["Unit | Move | Weapons", "Knight | 3 | Sword +2"]
 
 
 def test_a_tables_caption_is_read_before_its_rows() -> None:
@@ -1624,6 +1635,9 @@ def test_what_a_heading_hides_from_readers_is_no_part_of_its_title() -> None:
         ("command-points", "Command Points"),
         ("morale", "Morale"),
     ]
+    # a rule number hidden from readers is still the heading's number
+    numbered = page.replace("<span>Command Points</span>", '<span aria-hidden="true">3.1</span> CP')
+    assert parse_file("rules.html", numbered.encode(), game="x").units[0].rule_id == "3.1"
 
 
 def test_a_sidebar_of_prose_inside_the_rules_is_the_books() -> None:

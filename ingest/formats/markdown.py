@@ -200,9 +200,15 @@ _LINK_LIQUID = re.compile(r"(\]\([^)\n]*?)\{\{[^{}\n]*\}\}")
 # a figure's caption is its words
 _FIGURE_TAG = re.compile(r"\{\{[<%]\s*figure\b[^\n]*?caption=\"([^\"\n]*)\"[^\n]*?[>%]\}\}")
 _TEMPLATE_TAG = re.compile(r"\{%-?[^\n]*?-?%\}|\{\{[<%][^\n]*?[>%]\}\}")
-_MDX_IMPORT = re.compile(r"^import\s+[^\n;]+?\s+from\s+['\"][^'\"\n]+['\"];?[ \t]*$", re.M)
+# (first in a block, and written as code is: "export default goods only
+# when..." in a paragraph is a rule's words)
+_MDX_IMPORT = re.compile(
+    r"(?:\A\s*|(?<=\n\n))(?:import\s+[\w{}, *]+?\s+from\s+['\"][^'\"\n]+['\"];?[ \t]*(?:\n|\Z))+"
+)
 _MDX_EXPORT = re.compile(
-    r"^export\s+(?:const|let|var|function|default|class)\b.*?(?:\n[ \t]*\n|\Z)", re.M | re.S
+    r"(?:\A\s*|(?<=\n\n))export\s+(?:(?:const|let|var)\s+\w+\s*=|(?:default\s+)?(?:async\s+)?"
+    r"function\b|class\s+\w+|default\s+\w+;?[ \t]*(?:\n|\Z)).*?(?:\n[ \t]*\n|\Z)",
+    re.S,
 )
 _KRAMDOWN_ATTRS = re.compile(rf"^[ \t]*\{{:\s*{_ATTR_ITEM}(?:\s+{_ATTR_ITEM})*\s*\}}[ \t]*$", re.M)
 _KRAMDOWN_TOC = re.compile(r"^[ \t]*(?:[*+-]|1\.)[ \t]+TOC[ \t]*\n[ \t]*\{:toc\}[ \t]*$", re.M)
@@ -229,8 +235,8 @@ def _rendered_markup(text: str) -> tuple[str, int]:
             _LIQUID_COMMENT,
             _MDX_COMMENT,
             _TEMPLATE_TAG,
+            _MDX_EXPORT,  # (before the imports over it, whose blank line it follows)
             _MDX_IMPORT,
-            _MDX_EXPORT,
             _KRAMDOWN_TOC,
             _KRAMDOWN_ATTRS,
         ):

@@ -89,6 +89,7 @@ are the reader's own, shared between its modules.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
@@ -167,16 +168,7 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         for a in heading.find_all("a"):
             if not _WORD.search(_text(a)) and (a.get("href") or _text(a)):
                 a.decompose()
-        # Nor what the heading hides from readers (Google Sites' "Copy heading
-        # link" tooltip, an icon), unless that is all it says.
-        hidden = heading.find_all(True, {"aria-hidden": "true"})
-        shown = _text(heading)
-        for tag in hidden:
-            shown = shown.replace(_text(tag), "", 1)
-        if hidden and _WORD.search(shown):
-            for tag in hidden:
-                if not tag.decomposed:
-                    tag.decompose()
+        _drop_hidden(heading)
     for a in soup.find_all("a", href=True):
         if not a.decomposed and _is_permalink(a):
             a.decompose()  # after a term or a caption too: "Engagement¶"
@@ -226,6 +218,25 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     walker.walk(root)
     walker.flush()
     return outline
+
+
+def _drop_hidden(heading: Any) -> None:
+    """Take out what a heading hides from readers (``aria-hidden``: Google
+    Sites' "Copy heading link" tooltip, an icon), unless that is all it says;
+    a hidden part holding a number (a rule number shown to the eye alone,
+    "3.1") stays."""
+    hidden = [
+        tag
+        for tag in heading.find_all(True, {"aria-hidden": "true"})
+        if not any(c.isdigit() for c in _text(tag))
+    ]
+    outer = [tag for tag in hidden if not any(p in hidden for p in tag.parents)]
+    shown = " ".join(
+        str(s) for s in heading.find_all(string=True) if not any(p in outer for p in s.parents)
+    )
+    if outer and _WORD.search(shown):
+        for tag in outer:
+            tag.decompose()
 
 
 _TABLE_ROLE = re.compile(r"^\s*(?:table|grid|treegrid)\s*$", re.I)

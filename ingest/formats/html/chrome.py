@@ -182,11 +182,19 @@ def _has_rules_root(el: Any) -> bool:
 
 
 def _holds_the_page(el: Any) -> bool:
-    """Does ``el`` hold most of its page's words (a search box's form holds
-    a few)?"""
+    """Does ``el`` hold most of its page's words, its controls' aside (a
+    search box's form, a menu's "Jump to" list of options, holds a few)?"""
     root = el.find_parent("body") or el.find_parent("html")
-    words = len(_WORD.findall(el.get_text(" ")))
-    return root is not None and words >= 0.5 * len(_WORD.findall(root.get_text(" ")))
+    if root is None:
+        return False
+    controls = ("select", "option", "button", "label", "textarea")
+
+    def words(box: Any) -> int:
+        return sum(
+            len(_WORD.findall(s)) for s in box.find_all(string=True) if not s.find_parent(controls)
+        )
+
+    return words(el) >= 0.5 * words(root)
 
 
 def _link_dense(el: Any) -> bool:

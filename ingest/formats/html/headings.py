@@ -59,6 +59,15 @@ _SECTION_BLOCKS = (
 _PRESENTATION_ROLE = re.compile(r"^(?:presentation|none)$", re.I)
 
 
+def _row_of_one(cell: Any, table: Any) -> bool:
+    """Is ``cell`` the only cell of its row of ``table``?"""
+    row = cell.find_parent("tr")
+    return (
+        row is not None
+        and len([c for c in row.find_all(["td", "th"]) if c.find_parent("table") is table]) == 1
+    )
+
+
 def _is_layout(table: Any) -> bool:
     """Does the table lay the page out (an old site's menu cell beside its rules
     cell) rather than hold a rules table? Its role says so
@@ -75,11 +84,16 @@ def _is_layout(table: Any) -> bool:
         return True
     from bs4 import NavigableString, Tag
 
-    # One cell alone, or a cell holding a table of its own, is a box around a
-    # page's text (ASP.NET's DataList), not a table's data: read as a row,
-    # its lines ran together and the table inside was read twice.
+    # One cell alone, or a cell holding a table of its own (alone in its row,
+    # or in a table with no header cells), is a box around a page's text
+    # (ASP.NET's DataList, an old site's menu beside its text), not a table's
+    # data: read as a row, its lines ran together and the table inside was
+    # read twice. (A data table under its headers may hold small tables.)
     own_cells = [c for c in table.find_all(["td", "th"]) if c.find_parent("table") is table]
-    if len(own_cells) == 1 or any(c.find("table") is not None for c in own_cells):
+    headed = any(c.name == "th" for c in own_cells)
+    if len(own_cells) == 1 or any(
+        c.find("table") is not None and (_row_of_one(c, table) or not headed) for c in own_cells
+    ):
         return True
 
     for cell in table.find_all(["td", "th"]):
