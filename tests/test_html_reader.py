@@ -1679,3 +1679,23 @@ def test_an_aria_table_is_read_as_a_table() -> None:
         "Range | Modifier",
         'Short (up to 6") | +1',
     ]
+
+
+def test_a_link_back_to_the_top_after_each_section_is_left_out() -> None:
+    """A one-page rulebook's "↑ Back to top" after every section (a link to
+    the page itself, or to "#") ended each rule. A link to a heading in the
+    page, or a line with more to say, stays."""
+    page = """<!DOCTYPE html><html><body id="top"><main>
+<h2>Movement</h2><p>A unit moves 6 inches.</p>
+<p class="back-to-top"><a href="#top">\u2191 Back to top</a></p>
+<h2 id="charge">Charge</h2><p>Charge 2D6 inches.</p><p><a href="#">Back to top</a></p>
+<h2>Rally</h2><p>Rally on a 4+.</p><p><a href="#charge">See Charge</a></p>
+<p><a href="#top">Top</a> of the table is the attacker's edge.</p>
+</main></body></html>"""
+    result = parse_file("r.html", page.encode(), game="x")
+    assert [u.text for u in result.units] == [
+        "A unit moves 6 inches.",
+        "Charge 2D6 inches.",
+        "Rally on a 4+.\nSee Charge\nTop of the table is the attacker's edge.",
+    ]
+    assert result.dropped["links back to the top"] == 2

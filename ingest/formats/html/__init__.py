@@ -172,6 +172,9 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for a in soup.find_all("a", href=True):
         if not a.decomposed and _is_permalink(a):
             a.decompose()  # after a term or a caption too: "Engagement¶"
+    tops = _top_links(soup)
+    if tops:
+        outline.dropped["links back to the top"] += tops
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
@@ -218,6 +221,33 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     walker.walk(root)
     walker.flush()
     return outline
+
+
+def _top_links(soup: Any) -> int:
+    """Take out the links back to the page's top that stand alone in their
+    block ("↑ Back to top" after every section of a one-page rulebook, which
+    ended each rule): a link to "#", or to the page itself (``<body
+    id="top">``) or an anchor before any of its text; how many."""
+    body = soup.body or soup
+    first_text = next((s for s in body.find_all(string=True) if _WORD.search(s)), None)
+    # what stands before the page's first words (near its start: cheap to walk)
+    above = {id(t) for t in first_text.find_all_previous(True)} if first_text is not None else set()
+    ids = {str(t.get("id")): t for t in soup.find_all(id=True)}
+    found = 0
+    for a in list(body.find_all("a", href=True)):
+        href = str(a.get("href") or "").strip()
+        if a.decomposed or not href.startswith("#"):
+            continue
+        target = ids.get(href[1:]) if len(href) > 1 else body
+        at_top = target is not None and (
+            target.name in ("html", "body")
+            or (id(target) in above and not _WORD.search(target.get_text()))
+        )
+        box = a.parent
+        if at_top and box is not None and _text(box) == _text(a) and _text(a):
+            (box if box.name in ("p", "div", "li") else a).decompose()
+            found += 1
+    return found
 
 
 def _drop_hidden(heading: Any) -> None:
