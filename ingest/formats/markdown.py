@@ -433,20 +433,15 @@ def _footnote_refs(token: Any) -> list[str]:
 
 def outline_of(text: str) -> Outline:
     outline = Outline()
-    m = _FRONT_MATTER.match(text)
-    if m:
-        title = _FRONT_TITLE.search(m.group(1))
-        if title:
-            outline.title = title.group(1).strip("'\"")
-        outline.dropped["front matter"] += 1
-        text = text[m.end() :]
-    m = _TOML_FRONT_MATTER.match(text)
-    if m:
-        title = _TOML_TITLE.search(m.group(1))
-        if title and not outline.title:
-            outline.title = title.group(1).strip("'\"")
-        outline.dropped["front matter"] += 1
-        text = text[m.end() :]
+    # YAML front matter, then Hugo's TOML ("+++"), whose title names the book
+    for front, title_of in ((_FRONT_MATTER, _FRONT_TITLE), (_TOML_FRONT_MATTER, _TOML_TITLE)):
+        m = front.match(text)
+        if m:
+            title = title_of.search(m.group(1))
+            if title and not outline.title:
+                outline.title = title.group(1).strip("'\"")
+            outline.dropped["front matter"] += 1
+            text = text[m.end() :]
     text, rendered = _rendered_markup(text)
     if rendered:
         outline.dropped["template tags and comments"] += rendered

@@ -188,17 +188,7 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         level = _html_int(tag.get("aria-level"), 0)
         if tag.name not in _HEADINGS and level > 0:
             tag.name = f"h{min(level, 6)}"
-    # ARIA's table (GitBook draws every table so: <div role="table">, rows of
-    # role "row", cells of "cell" or "columnheader") is a table: read as
-    # boxes, each cell was a line of its own and the rows came apart.
-    for grid in soup.find_all(True, {"role": _TABLE_ROLE}):
-        if grid.name != "table" and grid.find(True, {"role": "row"}) is not None:
-            for part in [grid, *grid.find_all(True, {"role": True})]:
-                part_role = str(part.get("role") or "").strip().lower()
-                if part.find_parent(True, {"role": _TABLE_ROLE}) not in (grid, None):
-                    continue  # a table inside a cell is its own
-                if part_role in _ARIA_TABLE_TAGS:
-                    part.name = _ARIA_TABLE_TAGS[part_role]
+    _aria_tables(soup)
     _place_footnotes(soup)
     root = soup.find("main") or soup.find(role=_MAIN_ROLE) or soup.body or soup
     # One <article> holding nearly all of the page's text is the rules, and
@@ -267,6 +257,21 @@ def _drop_hidden(heading: Any) -> None:
     if outer and _WORD.search(shown):
         for tag in outer:
             tag.decompose()
+
+
+def _aria_tables(soup: Any) -> None:
+    """ARIA's tables (GitBook draws every table so: ``<div role="table">``,
+    rows of role "row", cells of "cell" or "columnheader") made tables, as
+    the ARIA headings are made headings above: read as boxes, each cell was
+    a line of its own and the rows came apart."""
+    for grid in soup.find_all(True, {"role": _TABLE_ROLE}):
+        if grid.name != "table" and grid.find(True, {"role": "row"}) is not None:
+            for part in [grid, *grid.find_all(True, {"role": True})]:
+                part_role = str(part.get("role") or "").strip().lower()
+                if part.find_parent(True, {"role": _TABLE_ROLE}) not in (grid, None):
+                    continue  # a table inside a cell is its own
+                if part_role in _ARIA_TABLE_TAGS:
+                    part.name = _ARIA_TABLE_TAGS[part_role]
 
 
 _TABLE_ROLE = re.compile(r"^\s*(?:table|grid|treegrid)\s*$", re.I)

@@ -127,7 +127,6 @@ from ruleslawyer.ingest.formats.pdf.furniture import (
     _menu_label,
 )
 from ruleslawyer.ingest.formats.pdf.headings import (
-    _body_size,
     _heading_styles,
     _in_profile,
     _is_heading,
@@ -139,6 +138,7 @@ from ruleslawyer.ingest.formats.pdf.headings import (
 from ruleslawyer.ingest.formats.pdf.lines import (
     _WORD_TOKEN,
     RAISED_MARK,
+    _body_size,
     _drop_caps,
     _ends_sentence,
     _Line,

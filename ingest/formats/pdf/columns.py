@@ -28,6 +28,7 @@ from typing import Literal
 from ruleslawyer.ingest.formats.pdf.lines import (
     _PAGE_NUMBER,
     FURNITURE_ZONE,
+    _body_size,
     _ends_sentence,
     _Line,
     _Page,
@@ -302,10 +303,7 @@ def _reading_order(page: _Page) -> None:
     # right column, mid-sentence where the left column's last ran on to it.
     # (above every line of the text: a box's small print atop a column is
     # the column's)
-    sizes: Counter[float] = Counter()
-    for ln in lines:
-        sizes[round(ln.size, 1)] += len(ln.text)
-    body_size = sizes.most_common(1)[0][0]  # the size most of its text is set in
+    body_size = _body_size([page])
     text_top = min((ln.top for ln in lines if ln.size >= 0.9 * body_size), default=0.0)
     headers = [
         ln

@@ -26,12 +26,13 @@ import re
 from collections import Counter
 from typing import Any
 
-from ruleslawyer.ingest.formats.pdf.headings import _body_size, _is_heading
+from ruleslawyer.ingest.formats.pdf.headings import _is_heading
 from ruleslawyer.ingest.formats.pdf.lines import (
     _PAGE_COUNTER,
     _PAGE_NUMBER,
     _WORDS,
     FURNITURE_ZONE,
+    _body_size,
     _Line,
     _margins,
     _Page,
@@ -266,12 +267,19 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             for x in page_lines
         )
 
+    def small_print(ln: _Line, margins: dict[int, float]) -> bool:
+        # a few words in another size than the text, and no heading: what
+        # every rule below asks of a margin line before its own evidence
+        return (
+            abs(ln.size - body) > 0.5
+            and len(ln.text.split()) <= 12
+            and not _is_heading(ln, body, margins)
+        )
+
     def placed_like_furniture(ln: _Line, margins: dict[int, float]) -> bool:
         return (
             ln.zone == "top"
-            and abs(ln.size - body) > 0.5
-            and len(ln.text.split()) <= 12
-            and not _is_heading(ln, body, margins)
+            and small_print(ln, margins)
             and any(slots[slot] >= repeat for slot in _slots(ln))
         )
 
@@ -291,9 +299,8 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
             numbers == [str(page.number)]
             and bool(words)
             and set(words) <= book
-            and ln.size < body - 0.5
-            and len(ln.text.split()) <= 12
-            and not _is_heading(ln, body, margins)
+            and ln.size < body
+            and small_print(ln, margins)
         )
 
     for page in pages:
@@ -324,9 +331,7 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                     and not ln.edge
                     and placed[place_of(ln)] >= 2
                     and in_body[key] < 2
-                    and abs(ln.size - body) > 0.5
-                    and len(ln.text.split()) <= 12
-                    and not _is_heading(ln, body, margins)
+                    and small_print(ln, margins)
                 )
                 or (
                     # two pages (an errata sheet, a quick reference): on both,
@@ -335,9 +340,7 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
                     and len(pages) == 2
                     and in_body[key] < 2
                     and seen[key] == 2
-                    and abs(ln.size - body) > 0.5
-                    and len(ln.text.split()) <= 12
-                    and not _is_heading(ln, body, margins)
+                    and small_print(ln, margins)
                 )
             ):
                 outline.dropped["running headers and footers"] += 1

@@ -28,6 +28,7 @@ from ruleslawyer.ingest.formats.pdf.lines import (
     _LIST_ITEM,
     _SENTENCE_ON,
     _at_margin,
+    _body_size,
     _Line,
     _margins,
     _Page,
@@ -131,15 +132,6 @@ def _numbered_titles(pages: list[_Page]) -> None:
             )
             ln.numbered_title = after is not None and not item
             last = (number, item, ln, space)
-
-
-def _body_size(pages: list[_Page]) -> float:
-    """The body font size: the size most of the text is set in."""
-    sizes: Counter[float] = Counter()
-    for page in pages:
-        for ln in page.lines:
-            sizes[round(ln.size * 2) / 2] += len(ln.text)
-    return sizes.most_common(1)[0][0] if sizes else 10.0
 
 
 def _heading_styles(

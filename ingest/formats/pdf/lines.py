@@ -799,6 +799,15 @@ def _box(
 _Style = tuple[float, bool, bool]
 
 
+def _body_size(pages: list[_Page]) -> float:
+    """The body font size: the size most of the text is set in."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
 def _style(ln: _Line) -> _Style:
     return (round(ln.size * 2) / 2, ln.bold, ln.caps)
 
