@@ -635,6 +635,141 @@ def test_a_small_bold_label_used_again_is_no_heading() -> None:
         assert unit(result, "quick-reference").text.count("Example") == uses
 
 
+SECTIONS = ("Setup", "Placing Workers", "Gathering", "Feeding")
+
+
+def _marked_heading(b: Book, text: str, mark: str) -> None:
+    """A heading in the body's size and regular face, marked only by ``mark``:
+    "colour" (dark red), "small caps" (its capitals in the body size, its
+    other letters as capitals at 0.8 of it), "tracked" (capitals letter-spaced
+    wide) or "capitals"."""
+    b.y -= 8
+    c = b.canvas
+    c.setFont(BODY_FONT, BODY_SIZE)
+    if mark == "colour":
+        c.setFillColorRGB(0.6, 0.1, 0.1)
+        c.drawString(MARGIN, b.y, text)
+        c.setFillColorRGB(0, 0, 0)
+    elif mark == "small caps":
+        x = MARGIN
+        for word in text.split():
+            for size, part in ((BODY_SIZE, word[0]), (BODY_SIZE * 0.8, word[1:].upper())):
+                c.setFont(BODY_FONT, size)
+                c.drawString(x, b.y, part)
+                x += stringWidth(part, BODY_FONT, size)
+            x += stringWidth(" ", BODY_FONT, BODY_SIZE)
+    elif mark == "tracked":
+        t = c.beginText(MARGIN, b.y)
+        t.setFont(BODY_FONT, BODY_SIZE)
+        t.setCharSpace(2.4)
+        t.textOut(text.upper())
+        c.drawText(t)
+    else:
+        c.drawString(MARGIN, b.y, text.upper())
+    b.drawn.append((b.page, text))
+    b.y -= BODY_SIZE + 6
+
+
+def _marked_book(mark: str, *, spoilt_by: str = "") -> bytes:
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    b.heading("Hearthstead", size=BODY_SIZE * 2)
+    for name in SECTIONS:
+        _marked_heading(b, name, mark)
+        b.para(
+            f"During {name.lower()} every player acts once in turn order, starting with the "
+            "first player and going clockwise around the table until all have acted."
+        )
+        if spoilt_by and name == "Gathering":
+            _marked_heading(b, spoilt_by, mark)
+            b.para("The first player token then passes to the left and the round goes on.")
+    return b.pdf()
+
+
+@pytest.mark.parametrize("mark", ["colour", "small caps", "tracked", "capitals"])
+def test_headings_marked_only_by_colour_or_capitals_are_headings(mark: str) -> None:
+    """A designer may set headings in the text's own size and face, told
+    apart only by colour, small caps or letter-spaced capitals. A style the
+    book uses again and again, each time for a short line alone at the margin
+    with body text under it, is its headings (the whole book had been one
+    unit, every rule cited by the book's title)."""
+    result = read_pdf(_marked_book(mark))
+    assert [u.title for u in result.units] == ["Setup", "Placing Workers", "Gathering", "Feeding"]
+    assert all(u.parent == "Hearthstead" for u in result.units)
+    assert unit(result, "hearthstead/feeding").text.startswith("During feeding every player")
+
+
+@pytest.mark.parametrize("mark", ["colour", "capitals"])
+def test_a_marked_style_that_also_sets_text_is_no_heading_style(mark: str) -> None:
+    """The same style set once as a sentence ("Do not shuffle the deck.": a
+    caution in capitals, a link in colour) is text, and so is every line in
+    it: the book stays one unit with its lines, rather than made sections
+    of some of them."""
+    result = read_pdf(_marked_book(mark, spoilt_by="Do not shuffle the deck."))
+    assert [u.rule_id for u in result.units] == ["hearthstead"]
+    assert unit(result, "hearthstead").text.count("every player acts once") == len(SECTIONS)
+
+
+def test_a_label_in_colour_used_again_is_no_heading() -> None:
+    """Headings name different sections; a coloured "Example" before each
+    worked example says the same again, and stays in its rule."""
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    for name in SECTIONS[:3]:
+        b.heading(name, size=BODY_SIZE * 1.5)
+        b.para(f"During {name.lower()} every player acts once, as shown below in the example.")
+        _marked_heading(b, "Example", "colour")
+        b.para(f"Anna and Ben both act during {name.lower()}, Anna first as she holds the token.")
+    result = read_pdf(b.pdf())
+    assert [u.title for u in result.units] == list(SECTIONS[:3])
+    assert unit(result, "gathering").text.startswith("During gathering every player acts once")
+    assert "Example\nAnna and Ben" in unit(result, "gathering").text
+
+
+def test_a_sheet_in_three_columns_is_read_column_by_column() -> None:
+    """A quick-reference card in three columns, its headings in bold at the
+    text's size: each column read top to bottom in turn, a heading in any of
+    them heads its rule, and a paragraph's lines are one paragraph (two
+    columns were found and read; with three, the middle one crosses the
+    page's middle, and the page was read as one column: only the first
+    column's headings were found, and every line of the others stayed a
+    line of its own)."""
+    width, height = 792.0, 612.0
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(width, height), invariant=1)
+    c.setFont("Helvetica-Bold", 22)
+    c.drawString(42, height - 50, "Skyforge Reference Card")
+    col_w = (width - 2 * 42 - 2 * 24) / 3
+    names = ["Orders", "Wind", "Manoeuvre", "Altitude", "Broadside", "Boarding"]
+    for k in range(3):
+        x, y = 42 + k * (col_w + 24), height - 90
+        for name in names[2 * k : 2 * k + 2]:
+            c.setFont("Helvetica-Bold", BODY_SIZE)
+            c.drawString(x, y, name)
+            y -= LEADING + 2
+            text = (
+                f"In the {name.lower()} step each ship acts once in the order of its "
+                "initiative, and a ship that cannot act loses its turn for this round."
+            )
+            lines = wrap(text, col_w)
+            assert len(lines) >= 3
+            c.setFont(BODY_FONT, BODY_SIZE)
+            for line in lines:
+                c.drawString(x, y, line)
+                y -= LEADING
+            y -= 10
+    c.showPage()
+    c.save()
+    result = read_pdf(buf.getvalue())
+    assert [u.title for u in result.units] == names
+    for name in names:
+        u = unit(result, f"skyforge-reference-card/{name.lower()}")
+        assert u.text == (
+            f"In the {name.lower()} step each ship acts once in the order of its "
+            "initiative, and a ship that cannot act loses its turn for this round."
+        )
+
+
 def test_a_bold_total_row_stays_in_its_table() -> None:
     b = Book(header="", page_numbers=False)
     b.new_page()

@@ -143,6 +143,7 @@ from ruleslawyer.ingest.formats.pdf.lines import (
     _ends_sentence,
     _Line,
     _margins,
+    _mark_accents,
     _markers_drawn_apart,
     _open,
     _page_lines,
@@ -228,6 +229,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         _ruled_tables(page)
         _tables(page, vocabulary)
         _narrow_measure(page)
+    _mark_accents(pages)
     _numbered_titles(pages)
     body, levels, cover_styles, small_bold = _heading_styles(pages)
     # The document title: the largest line in a cover style, else the metadata's.

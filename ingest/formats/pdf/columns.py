@@ -11,8 +11,12 @@ measured against the margin it wraps at (``_wrapped_beside_frames``), and a
 column set narrower than the page's measure against its own
 (``_narrow_measure``).
 
+A page of three or more columns (a quick-reference card) is found by its
+gutters, the bands of the page no column's line crosses, and read column
+by column the same way (``_many_columns``).
+
 Trade-off: columns are found from where lines start and end, not from a
-trained layout model; pages of three columns are read line by line.
+trained layout model.
 """
 
 from __future__ import annotations
@@ -49,6 +53,88 @@ def _in_columns(
         and len(right) >= 0.25 * text_lines
         and len(spanning) - table_rows <= 0.2 * text_lines
     )
+
+
+# Column numbers (``_Line.column``): 0 the left, 1 the right, ACROSS a line
+# across them; a page of three or more columns numbers its third on from 3.
+ACROSS = 2
+# A gutter is at least this many ems wide, and each of a page's three or more
+# columns holds at least this many lines, of at least this many words in
+# the median (running text; a table's cells written as lines of their own
+# are short), filling most of the column's width.
+GUTTER_EMS = 0.8
+COLUMN_LINES = 5
+COLUMN_WORDS = 5
+COLUMN_FILL = 0.6
+
+
+def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
+    """The columns of a page set in three or more, left to right, or None.
+
+    Found by the gutters: the bands, an em or so wide, that hardly any line
+    narrower than half the page crosses (a title or a table's row across
+    them divides the page, as in two columns; a short title may cross one
+    gutter, so a tenth of the lines may). Each column must hold running text
+    (``COLUMN_LINES`` lines or more, whose median has ``COLUMN_WORDS``
+    words and fills ``COLUMN_FILL`` of its width), so a table whose cells
+    PDFium gives as lines of their own is no columns."""
+    narrow = [ln for ln in lines if ln.x1 - ln.x0 < 0.45 * page.width]
+    if len(narrow) < 3 * COLUMN_LINES:
+        return None
+    em = statistics.median(ln.size for ln in narrow)
+    left = math.floor(min(ln.x0 for ln in narrow))
+    cover = [0] * (math.ceil(max(ln.x1 for ln in narrow)) - left + 2)
+    for ln in narrow:
+        cover[int(ln.x0) - left] += 1
+        cover[math.ceil(ln.x1) - left] -= 1
+    few = 0.1 * len(narrow)
+    gutters: list[tuple[float, float]] = []
+    run_start, depth = None, 0
+    for x, step in enumerate(cover):
+        depth += step
+        if depth <= few and run_start is None:
+            run_start = x
+        elif depth > few and run_start is not None:
+            if x - run_start >= GUTTER_EMS * em and run_start > 0:
+                gutters.append((left + run_start, left + x))
+            run_start = None
+    if len(gutters) < 2:
+        return None
+    # a column's lines start after the gutter before it and end before the
+    # next column starts; a line reaching into the next one is across them
+    starts = [-math.inf, *(g1 - 1 for _, g1 in gutters)]
+    ends = [*(g1 for _, g1 in gutters), math.inf]
+    columns: list[list[_Line]] = [[] for _ in starts]
+    for ln in lines:
+        for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
+            if a <= ln.x0 < b:
+                if ln.x1 <= b:
+                    columns[k].append(ln)
+                break
+    for column in columns:
+        if len(column) < COLUMN_LINES:
+            return None
+        width = max(ln.x1 for ln in column) - min(ln.x0 for ln in column)
+        if statistics.median(len(ln.words) for ln in column) < COLUMN_WORDS or (
+            statistics.median(ln.x1 - ln.x0 for ln in column) < COLUMN_FILL * width
+        ):
+            return None
+    return columns
+
+
+def _in_order(sides: list[list[_Line]], spanning: list[_Line]) -> list[_Line]:
+    """Each line across the page divides it: the columns above it are read
+    first, each top to bottom, left to right, then it."""
+    ordered: list[_Line] = []
+    above = -math.inf
+    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
+        below = divider.top if divider is not None else math.inf
+        for side in sides:
+            ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
+        if divider is not None:
+            ordered.append(divider)
+            above = divider.top
+    return ordered
 
 
 def _columns_restart(head: _Line, left: list[_Line], right: list[_Line]) -> bool:
@@ -318,6 +404,18 @@ def _reading_order(page: _Page) -> None:
     # one column are read as PDFium gives them, as they are on such a page.
     across: list[_Line] = []
     bands: list[tuple[float, float]] = []
+    # (three columns first: the middle one's short lines sit in the left half,
+    # and the page could pass for two columns, the middle read into the left)
+    if many := _many_columns(page, lines):
+        in_one = {id(ln) for side in many for ln in side}
+        spanning = [ln for ln in lines if id(ln) not in in_one]
+        for k, side in enumerate(many[1:], start=1):
+            for ln in side:
+                ln.column = k if k < ACROSS else k + 1
+        for ln in spanning:
+            ln.column = ACROSS
+        page.lines = _in_order(many, spanning)
+        return
     if not _in_columns(lines, left, right, spanning):
         halves = {id(x) for h in split.values() for x in h}
         bands = _column_bands(page, left, right, spanning, halves)
@@ -400,16 +498,8 @@ def _reading_order(page: _Page) -> None:
     # Lines across the page have margins of their own: counted with the left
     # column's, they made its lines look short, each a paragraph of its own.
     for ln in spanning + across:
-        ln.column = 2
-    ordered: list[_Line] = []
-    above = -math.inf
-    for divider in [*sorted(spanning, key=lambda ln: ln.top), None]:
-        below = divider.top if divider is not None else math.inf
-        for side in (left, right):
-            ordered += sorted((ln for ln in side if above <= ln.top < below), key=lambda ln: ln.top)
-        if divider is not None:
-            ordered.append(divider)
-            above = divider.top
+        ln.column = ACROSS
+    ordered = _in_order([left, right], spanning)
     if bands:
         # each band read in its place among the lines around it
         def band_of(ln: _Line) -> int:

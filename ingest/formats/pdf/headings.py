@@ -3,8 +3,10 @@
 The body size is the size most of the text is set in (``_body_size``). A
 short line set larger than the body, set entirely in bold at the body's
 margin, or opening with a dotted number ("3.2 Movement") is a heading; so
-is a smaller bold style that the document uses only as lines alone before
-body text, again and again (``_small_bold_styles``), and a numbered line
+is a style the document uses only as lines alone before body text, again
+and again: a smaller bold, or the text's own size and face marked only by
+capitals (small caps, letter-spaced capitals) or by colour
+(``_own_styles``); and a numbered line
 set whole in bold at the margin ("1. Introduction", ``_numbered_titles``),
 told apart from a bold numbered list. Heading styles (size, weight,
 capitals) are ranked into levels, bigger and heavier first
@@ -14,7 +16,10 @@ here: a heading too long for its column going on in the next line
 not a section (``_runs_into``).
 
 Trade-off: typography, not a trained model: a book that marks headings with
-nothing but spacing gets plain paragraphs under the nearest real heading.
+nothing but spacing gets plain paragraphs under the nearest real heading;
+and a style learned from its uses is all-or-nothing: one capitals line in
+that style that is not alone before text (a table's header, a caution
+"DO NOT SHUFFLE THE DECK.") and the book's capitals are text everywhere.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 BOLD_HEADING_SIZE = 0.95
 
 # ...unless the document sets a smaller bold style as its headings throughout
-# (``_small_bold_styles``): down to this share, and only for a style used at
+# (``_own_styles``): down to this share, and only for a style used at
 # least this often, each time alone at the margin with body text after it.
 SMALL_BOLD_SIZE = 0.8
 SMALL_BOLD_REPEATS = 3  # 2 where the book has at most one other heading line
@@ -139,7 +144,7 @@ def _heading_styles(
 ) -> tuple[float, dict[_Style, int], set[_Style], frozenset[_Style]]:
     """The body font size, each heading style's level (1 = top), the cover's
     styles, and the small bold styles the document sets its headings in
-    (``_small_bold_styles``), which ``_is_heading`` needs to be told.
+    (``_own_styles``), which ``_is_heading`` needs to be told.
 
     A style used on the first page and nowhere else but the last page of a
     longer document is the covers' (title, publisher), not a heading level,
@@ -156,7 +161,7 @@ def _heading_styles(
         # would be one unit or plain sections, so a small bold style used just
         # twice, each time as a heading is (a printed web page with two h5
         # sections), is better evidence than none.
-        small_bold = _small_bold_styles(pages, body, repeats)
+        small_bold = _own_styles(pages, body, repeats)
         used_on: dict[_Style, set[int]] = {}
         lines_in: Counter[_Style] = Counter()
         numbered: set[_Style] = set()  # styles of headings with a dotted number: no cover's
@@ -173,25 +178,28 @@ def _heading_styles(
             for s, on in used_on.items()
             if 1 in on and on <= covers and len(pages) > 3 and s not in numbered
         }
-        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2]))
+        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2], not s[3]))
         if sum(lines_in[s] for s in ranked) > 1:
             break
     return body, {s: i + 1 for i, s in enumerate(ranked)}, cover, small_bold
 
 
-def _small_bold_styles(
+def _own_styles(
     pages: list[_Page], body: float, repeats: int = SMALL_BOLD_REPEATS
 ) -> frozenset[_Style]:
-    """Bold styles set smaller than ``BOLD_HEADING_SIZE`` that this document
-    uses as headings: a browser prints an h5 at 0.83 of the body.
+    """The styles this document sets headings in that are not headings by
+    size or weight: bold set smaller than ``BOLD_HEADING_SIZE`` (a browser
+    prints an h5 at 0.83 of the body), and the text's own size and weight
+    marked only by capitals (small caps, letter-spaced capitals) or by
+    another colour (a designer's dark red "Setup" in the body font).
 
-    Learned from the document, not from sizes alone: a style qualifies only if
+    Learned from the document, not from looks alone: a style qualifies only if
     it recurs (``repeats`` lines, each saying something else: headings name
     different sections, a label says the same again) and every line in it is
     a short line alone at the margin, with a line of regular body text after
-    it. A bold caption or label used once, a label used again and again
-    ("Example", "Designer's Note"), or a small bold style that also sets
-    table cells, run-in labels or whole paragraphs, stays text.
+    it. A caption or label used once, a label used again and again
+    ("Example", "Designer's Note"), or a style that also sets table cells,
+    run-in labels, links inside the text or whole paragraphs, stays text.
     """
     uses: dict[_Style, set[str]] = {}
     spoilt: set[_Style] = set()
@@ -199,18 +207,30 @@ def _small_bold_styles(
         margins = _margins(page)
         right = _right_edges(page)
         for i, ln in enumerate(page.lines):
-            if not ln.bold or not body * SMALL_BOLD_SIZE <= ln.size < body * BOLD_HEADING_SIZE:
+            if ln.bold:
+                if not body * SMALL_BOLD_SIZE <= ln.size < body * BOLD_HEADING_SIZE:
+                    continue
+            elif not (
+                (ln.caps or ln.accent)
+                and body * SMALL_BOLD_SIZE <= ln.size < body * HEADING_SIZE_RATIO
+            ):
                 continue
             after = page.lines[i + 1] if i + 1 < len(page.lines) else None
             alone = (
                 not ln.row
                 and ln.wide_gaps == 0
                 and _at_margin(ln, margins)
-                and _short(ln, margins, right)
+                # (capitals tracked wide may fill a narrow column)
+                and (_short(ln, margins, right) or (not ln.bold and len(ln.words) <= 6))
                 and 1 <= len(ln.words) <= 8
                 and not ln.text.endswith((".", ",", ";", ":"))
             )
-            followed = after is None or (abs(after.size - body) <= 0.5 and not after.bold)
+            followed = after is None or (
+                abs(after.size - body) <= 0.5
+                and not after.bold
+                and not after.accent
+                and _style(after) != _style(ln)
+            )
             if alone and followed:
                 uses.setdefault(_style(ln), set()).add(ln.text.casefold())
             else:
@@ -244,7 +264,9 @@ def _is_heading(
         return True
     if _LIST_ITEM.match(text) and not _DOTTED_HEADING.match(text):
         return False
-    if ln.bold and at_margin and (ln.size >= body * BOLD_HEADING_SIZE or _style(ln) in small_bold):
+    if at_margin and (
+        (ln.bold and ln.size >= body * BOLD_HEADING_SIZE) or _style(ln) in small_bold
+    ):
         return True
     # set as the text is, only its number makes it a heading; one ending in a
     # colon opens a list ("702.3. The state checks are:"), as a rule does, and
@@ -270,7 +292,11 @@ def _opens_paragraph(
     is) a paragraph's first line: one that runs to the column's margin, as
     a heading does not ("6.11 Each unit has a Movement Allowance (MA)" over
     "printed on its counter.", a wargame's case)?"""
-    by_number_only = ln.size < body * HEADING_SIZE_RATIO and not ln.bold
+    by_number_only = (
+        ln.size < body * HEADING_SIZE_RATIO
+        and not ln.bold
+        and bool(_DOTTED_HEADING.match(ln.text))  # (not one in the book's own style)
+    )
     return by_number_only and not _short(ln, margins, right)
 
 

@@ -87,8 +87,15 @@ _SOFT_BREAKS = ("\u2010", "\u00ad")  # a hyphen set at a break (U+2010), a soft 
 _DOTTED_HEADING = re.compile(r"^\d{1,3}(?:\.\d{1,3})+\.?\s+[A-Z\[]")
 
 # One character as PDFium gives it: (char, size, weight, left, right, bottom,
-# top, baseline); a space is (" ", 0.0, 0, box...).
-_Char = tuple[str, float, int, float, float, float, float, float]
+# top, baseline, ink); a space is (" ", 0.0, 0, box..., NO_INK). The ink is
+# the fill colour packed as 0xRRGGBB.
+_Char = tuple[str, float, int, float, float, float, float, float, int]
+NO_INK = -1
+
+# Two inks this far apart (the largest difference of a channel, 0-255) are
+# two colours: a heading in dark red or blue against black text is 100 or
+# more apart, where a "rich black" or a dark grey body is within 40 of black.
+INK_APART = 80
 
 
 @dataclass(eq=False)  # a line is itself: compared and hashed by identity
@@ -104,6 +111,8 @@ class _Line:
     hyphen: bool = False  # ends in a hyphen PDFium marked as a line-break hyphen
     wide_gaps: int = 0  # gaps of about an em or more between words: table cells
     zone: str = ""  # "top" | "bottom" | "" (furniture candidates)
+    ink: int = NO_INK  # the colour of most of its letters (0xRRGGBB), if one is
+    accent: bool = False  # set in another colour than the book's text (``_mark_accents``)
     column: int = 0
     cells: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at wide gaps
     words: tuple[tuple[float, float, str], ...] = ()  # (x0, x1, text) split at spaces
@@ -182,6 +191,7 @@ def _page_lines(page: Any, number: int) -> _Page:
     n = tp.count_chars()
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+    red, green, blue, alpha = (ctypes.c_uint() for _ in range(4))
     chars: list[_Char] = []
     links = _link_rects(page)
 
@@ -225,7 +235,11 @@ def _page_lines(page: Any, number: int) -> _Page:
     def _make_line(seg: list[_Char], hyphen: bool) -> _Line:
         visible = [c for c in seg if not c[0].isspace()]
         text = " ".join("".join(c[0] for c in seg).split())
+        if _small_capitals(visible):
+            text = text.upper()  # as printed
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
+        inks = Counter(c[8] for c in visible if c[0].isalnum())
+        ink, inked_by = inks.most_common(1)[0] if inks else (NO_INK, 0)
         boxes = tuple(_box(cell) for cell in _cell_runs(seg))
         words: list[list[_Char]] = [[]]
         for c in seg:
@@ -263,6 +277,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             cells=boxes,
             words=word_boxes,
             linked=linked,
+            ink=ink if inked_by >= 0.8 * sum(inks.values()) else NO_INK,
         )
 
     name_buf = ctypes.create_string_buffer(128)
@@ -311,7 +326,7 @@ def _page_lines(page: Any, number: int) -> _Page:
         box = (left.value, right.value, bottom.value, top.value, origin_y.value)
         if ch.isspace():
             if not broken:
-                chars.append((" ", 0.0, 0, *box))
+                chars.append((" ", 0.0, 0, *box, NO_INK))
             continue
         size = float(raw.FPDFText_GetFontSize(tp.raw, i))
         weight = weight_of(i)
@@ -343,7 +358,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             elif gap > (0.3 if ch in _CLOSING else 0.15) * em:
                 # (a full stop after a raised mark sits a little off the
                 # mark's ink, "away1 .", by its advance and side bearing)
-                chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:]))
+                chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:], NO_INK))
         # A new baseline without a line break from PDFium: a new line. (Glyph
         # boxes would not do: a quote mark's box sits well above the baseline.)
         # A smaller jump is one too when the text also runs back to the left:
@@ -364,7 +379,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             # A note's own mark raised before its text at the head of the
             # line ("1Range is always measured"): set apart, as a mark on
             # the baseline is, so the note is known by it (``_NOTE_MARK``)
-            chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:]))
+            chars.append((" ", 0.0, 0, prev[4], box[0], *box[2:], NO_INK))
         if (
             prev is not None
             and (prev[0].isalpha() or (prev[0].isdigit() and ch.isdigit()))
@@ -377,8 +392,9 @@ def _page_lines(page: Any, number: int) -> _Page:
             # punctuation a mark in plain text needs (``_cites``). After a
             # number too ("a range of 24 1 inches"): unmarked, it was read
             # into the number ("241 inches").
-            chars.append((RAISED_MARK, prev[1], prev[2], *box))  # in its word's size
-        chars.append((ch, size, weight, *box))
+            chars.append((RAISED_MARK, prev[1], prev[2], *box, prev[8]))  # in its word's size
+        raw.FPDFText_GetFillColor(tp.raw, i, red, green, blue, alpha)
+        chars.append((ch, size, weight, *box, red.value << 16 | green.value << 8 | blue.value))
     close_line()
     tp.close()
     for image in page.get_objects(filter=(raw.FPDF_PAGEOBJ_IMAGE,)):
@@ -491,9 +507,11 @@ def _untracked(seg: list[_Char]) -> list[_Char]:
     visible = [c for c in seg if c[0] != " "]
     words = "".join(c[0] for c in seg).split()
     # every "word" one character, most of them letters (a dice row "1 2 3 4 5
-    # 6" is spaced, not tracked; a stat line "M WS BS S T" has longer words)
+    # 6" is spaced, not tracked; a stat line "M WS BS S T" has longer words),
+    # but for a pair kerned together ("TA", "FA": a browser tracks by adding
+    # space after each letter, and kerns the pair after)
     letters = sum(1 for w in words if w.isalpha())
-    if len(words) < 4 or not all(len(w) == 1 for w in words) or letters < 0.6 * len(words):
+    if len(words) < 4 or not _spaced(words) or letters < 0.6 * len(words):
         return seg
     gaps = [b[3] - a[4] for a, b in itertools.pairwise(visible)]
     letter = statistics.median(gaps)
@@ -521,7 +539,7 @@ def _tracked_words(pages: list[_Page]) -> None:
     word ("C O M B A T") when the book uses that word elsewhere ("combat"), and
     letters spaced as letters ("a b c d") otherwise."""
     lines = [ln for page in pages for ln in page.lines]
-    spaced = [ln for ln in lines if len(ln.text) >= 7 and all(len(w) == 1 for w in ln.text.split())]
+    spaced = [ln for ln in lines if len(ln.text.split()) >= 3 and _spaced(ln.text.split())]
     if not spaced:
         return
     vocab = {w.lower() for ln in lines for w in _WORDS.findall(ln.text) if len(w) > 1}
@@ -529,6 +547,12 @@ def _tracked_words(pages: list[_Page]) -> None:
         word = "".join(ln.text.split())
         if word.isalpha() and word.lower() in vocab:
             ln.text = word
+
+
+def _spaced(words: list[str]) -> bool:
+    """Letters set apart one by one: every "word" one character, but for a few
+    pairs kerned together ("S U R FA C I N G")."""
+    return all(len(w) <= 2 for w in words) and sum(len(w) == 1 for w in words) >= 0.8 * len(words)
 
 
 def _drop_caps(page: _Page) -> None:
@@ -589,6 +613,20 @@ def _link_rects(page: Any) -> list[tuple[float, float, float, float]]:
     return rects
 
 
+def _small_capitals(ink: list[_Char]) -> bool:
+    """A line set in small capitals as a browser sets them (CSS ``font-variant:
+    small-caps``): its capitals in the text's size, its lower-case letters
+    written as they are but smaller (0.6-0.9 of the capitals' size), so it
+    reads "Goal of the Game" where the page shows GOAL OF THE GAME."""
+    upper = [c[1] for c in ink if c[0].isupper()]
+    lower = [c[1] for c in ink if c[0].islower()]
+    return (
+        bool(upper and lower)
+        and max(lower) - min(lower) < 0.25
+        and 0.6 * min(upper) <= max(lower) <= 0.9 * min(upper)
+    )
+
+
 def _leading_size(ink: list[_Char]) -> float:
     """The size a line is set in: that of its first run of three characters in
     one size, since a heading starts its line ("7 Spirits" before a smaller
@@ -597,13 +635,19 @@ def _leading_size(ink: list[_Char]) -> float:
     (each word's capital in the text's size, its other letters as smaller
     capitals, 0.6-0.9 of it) is set in its capitals' size: its run of three
     is the small letters' ("Actions" read as a 10 pt line beside 14.7 pt text,
-    and the heading was missed)."""
+    and the heading was missed), as is one in a browser's small capitals
+    (``_small_capitals``)."""
+    if _small_capitals(ink):
+        return max(c[1] for c in ink if c[0].isupper())
     sizes = {round(c[1], 1) for c in ink if c[0].isalpha()}
     if len(sizes) == 2:  # (cheap first: most lines are in one size)
+        # a word's first letter: after a letter's gap of a space or more, as
+        # the spaces are not among these characters ("PLACING WORKERS")
         initial = {
             id(b)
             for a, b in zip([None, *ink], ink, strict=False)
-            if b[0].isalpha() and (a is None or not a[0].isalpha())
+            if b[0].isalpha()
+            and (a is None or not a[0].isalpha() or b[3] - a[4] > 0.15 * max(a[1], b[1]))
         }
         big = {round(c[1], 1) for c in ink if id(c) in initial}
         small = {round(c[1], 1) for c in ink if c[0].isalpha() and id(c) not in initial}
@@ -796,7 +840,8 @@ def _box(
     )
 
 
-_Style = tuple[float, bool, bool]
+# (size to half a point, bold, in capitals, in another colour than the text)
+_Style = tuple[float, bool, bool, bool]
 
 
 def _body_size(pages: list[_Page]) -> float:
@@ -809,7 +854,28 @@ def _body_size(pages: list[_Page]) -> float:
 
 
 def _style(ln: _Line) -> _Style:
-    return (round(ln.size * 2) / 2, ln.bold, ln.caps)
+    return (round(ln.size * 2) / 2, ln.bold, ln.caps, ln.accent)
+
+
+def _mark_accents(pages: list[_Page]) -> None:
+    """Mark the lines set in another colour than the book's text: the colour
+    most of its letters are in. A book that sets its headings in the text's
+    size and face tells them by colour alone (``headings._own_styles``)."""
+    inks: Counter[int] = Counter()
+    for page in pages:
+        for ln in page.lines:
+            if ln.ink != NO_INK:
+                inks[ln.ink] += len(ln.text)
+    if not inks:
+        return
+    text = inks.most_common(1)[0][0]
+    for page in pages:
+        for ln in page.lines:
+            ln.accent = ln.ink != NO_INK and _inks_apart(ln.ink, text)
+
+
+def _inks_apart(a: int, b: int) -> bool:
+    return any(abs((a >> shift & 0xFF) - (b >> shift & 0xFF)) > INK_APART for shift in (0, 8, 16))
 
 
 def _margins(page: _Page) -> dict[int, float]:
