@@ -641,8 +641,11 @@ SECTIONS = ("Setup", "Placing Workers", "Gathering", "Feeding")
 def _marked_heading(b: Book, text: str, mark: str) -> None:
     """A heading in the body's size and regular face, marked only by ``mark``:
     "colour" (dark red), "small caps" (its capitals in the body size, its
-    other letters as capitals at 0.8 of it), "tracked" (capitals letter-spaced
-    wide) or "capitals"."""
+    other letters as capitals at 0.8 of it), "browser small caps" (its other
+    letters left in lower case, at 0.7 of it, as Chromium writes CSS
+    small-caps), "tracked" (capitals letter-spaced wide), "tracked by hand"
+    (each capital placed apart, as a browser tracks, an "A" kerned against
+    the letter before it) or "capitals"."""
     b.y -= 8
     c = b.canvas
     c.setFont(BODY_FONT, BODY_SIZE)
@@ -658,6 +661,20 @@ def _marked_heading(b: Book, text: str, mark: str) -> None:
                 c.drawString(x, b.y, part)
                 x += stringWidth(part, BODY_FONT, size)
             x += stringWidth(" ", BODY_FONT, BODY_SIZE)
+    elif mark == "browser small caps":
+        x = MARGIN
+        for ch in text:
+            size = BODY_SIZE if ch.isupper() or ch == " " else BODY_SIZE * 0.7
+            c.setFont(BODY_FONT, size)
+            c.drawString(x, b.y, ch)
+            x += stringWidth(ch, BODY_FONT, size)
+    elif mark == "tracked by hand":
+        x = MARGIN
+        for ch in text.upper():
+            if ch == "A":
+                x -= 2.0  # kerned against the letter before
+            c.drawString(x, b.y, ch)
+            x += stringWidth(ch, BODY_FONT, BODY_SIZE) + 2.0  # the space's too
     elif mark == "tracked":
         t = c.beginText(MARGIN, b.y)
         t.setFont(BODY_FONT, BODY_SIZE)
@@ -686,7 +703,9 @@ def _marked_book(mark: str, *, spoilt_by: str = "") -> bytes:
     return b.pdf()
 
 
-@pytest.mark.parametrize("mark", ["colour", "small caps", "tracked", "capitals"])
+@pytest.mark.parametrize(
+    "mark", ["colour", "small caps", "browser small caps", "tracked", "tracked by hand", "capitals"]
+)
 def test_headings_marked_only_by_colour_or_capitals_are_headings(mark: str) -> None:
     """A designer may set headings in the text's own size and face, told
     apart only by colour, small caps or letter-spaced capitals. A style the
@@ -2739,6 +2758,46 @@ def test_a_bold_heading_across_weasyprint_columns_in_the_texts_size_divides_them
     before, after = units["movement"], units["movement/charging"]
     assert "Paragraph 3" in before and "Paragraph 4" in before
     assert not any(p in after for p in ("Paragraph 3", "Paragraph 4"))
+
+
+SKYREACH = [
+    "Overview", "The Round", "Activation", "Movement", "Climbing and Falling", "Shooting",
+    "Cover", "Melee", "Wounds and Casualties", "Morale", "Objectives", "Ending the Game",
+]  # fmt: skip
+
+
+def test_a_browsers_three_css_columns_are_read_column_by_column() -> None:
+    """Chromium, a quick-reference sheet in three CSS columns
+    (``chromium-three-columns.html``): a browser drops the space over a
+    heading atop a column, so the second and third columns start higher
+    than the first, and their lines start a point either side of the
+    column's edge. Read as one column before; then, with columns found,
+    lines a hair left of a column's edge were taken for lines across the page."""
+    data = (EDGES / "chromium-three-columns.pdf").read_bytes()
+    units = parse_file("q.pdf", data, game="x").units
+    assert [u.title for u in units] == SKYREACH
+    text = {u.title: u.text for u in units}
+    assert text["Cover"].startswith(
+        "A target that is partly hidden by a railing, a mast or a stack of crates is in cover."
+    )
+    assert "may spend them in any order. A model that has already activated" in (text["Activation"])
+
+
+def test_a_heading_on_a_bar_across_two_columns_divides_them() -> None:
+    """WeasyPrint, an h2 set across two CSS columns (``column-span: all``) on
+    a dark bar, inset by the bar's padding (``weasyprint-heading-on-a-bar.html``):
+    it divides the page as a heading across the columns at their margin
+    does. Read inside the left column before, the left column under it was
+    read before the right column over it, and "Activation" ended
+    mid-sentence."""
+    data = (EDGES / "weasyprint-heading-on-a-bar.pdf").read_bytes()
+    units = parse_file("s.pdf", data, game="x").units
+    assert [u.title for u in units] == SKYREACH
+    parts = {u.title: u.parent for u in units}
+    assert parts["Climbing and Falling"] == "Skyreach > Part One: The Basics"
+    assert parts["Shooting"] == "Skyreach > Part Two: Fighting"
+    activation = next(u.text for u in units if u.title == "Activation")
+    assert "may spend them in any order. A model that has already activated" in activation
 
 
 def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> None:

@@ -21,6 +21,7 @@ trained layout model.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -100,17 +101,16 @@ def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
             run_start = None
     if len(gutters) < 2:
         return None
-    # a column's lines start after the gutter before it and end before the
-    # next column starts; a line reaching into the next one is across them
-    starts = [-math.inf, *(g1 - 1 for _, g1 in gutters)]
-    ends = [*(g1 for _, g1 in gutters), math.inf]
+    # a column's lines start after the gutter before it begins and end
+    # before the next column starts; a line reaching into the next column
+    # is across them
+    starts = [-math.inf, *(g0 for g0, _ in gutters)]
+    ends = [*(g1 + 1 for _, g1 in gutters), math.inf]
     columns: list[list[_Line]] = [[] for _ in starts]
     for ln in lines:
-        for k, (a, b) in enumerate(zip(starts, ends, strict=True)):
-            if a <= ln.x0 < b:
-                if ln.x1 <= b:
-                    columns[k].append(ln)
-                break
+        k = bisect.bisect_right(starts, ln.x0) - 1
+        if ln.x1 <= ends[k]:
+            columns[k].append(ln)
     for column in columns:
         if len(column) < COLUMN_LINES:
             return None
@@ -120,6 +120,22 @@ def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
         ):
             return None
     return columns
+
+
+def _on_a_bar(ln: _Line, page: _Page) -> bool:
+    """Is ``ln`` set on a bar drawn across both columns, a line or two high
+    (a heading on a coloured band, inset by the band's padding)?"""
+    mid = page.width / 2
+    return any(
+        x0 <= ln.x0
+        and ln.x1 <= x1
+        and top <= ln.top + 1
+        and ln.bottom - 1 <= bottom
+        and bottom - top <= 3 * ln.size
+        and x0 < mid - 0.02 * page.width
+        and x1 > mid + 0.02 * page.width
+        for x0, top, x1, bottom in page.shapes
+    )
 
 
 def _in_order(sides: list[list[_Line]], spanning: list[_Line]) -> list[_Line]:
@@ -452,7 +468,7 @@ def _reading_order(page: _Page) -> None:
                 ln.size >= 1.2 * size
                 or (ln.bold and ln.size >= 0.95 * size and _columns_restart(ln, left, right))
             )
-            and ln.x0 <= margin + 3
+            and (ln.x0 <= margin + 3 or _on_a_bar(ln, page))
             and not any(r.top <= ln.bottom + 2 and r.bottom >= ln.top - 2 for r in right)
             and any(r.bottom < ln.top for r in column_right)
             and (

@@ -547,6 +547,7 @@ def _tracked_words(pages: list[_Page]) -> None:
         word = "".join(ln.text.split())
         if word.isalpha() and word.lower() in vocab:
             ln.text = word
+            ln.words = ((ln.x0, ln.x1, word),)
 
 
 def _spaced(words: list[str]) -> bool:
