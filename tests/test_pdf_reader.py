@@ -2800,6 +2800,27 @@ def test_a_heading_on_a_bar_across_two_columns_divides_them() -> None:
     assert "may spend them in any order. A model that has already activated" in activation
 
 
+def test_a_grid_of_cards_is_read_a_card_at_a_time() -> None:
+    """WeasyPrint, a card game's keyword reference as a CSS grid of cards,
+    three abreast, each a drawn box with a bold keyword over its rule
+    (``weasyprint-card-grid.html``): PDFium gives a line of each card on one
+    baseline as one line, read as a table's row, so every line mixed three
+    keywords and none was a rule of its own. Each card is now read whole, and
+    its keyword heads it."""
+    data = (EDGES / "weasyprint-card-grid.pdf").read_bytes()
+    units = {u.title: u for u in parse_file("k.pdf", data, game="x").units}
+    assert len(units) == 19
+    assert units["Ambush"].text == (
+        "This creature can block in the same turn it is played. "
+        "It cannot block a creature with Flying."
+    )
+    assert units["Cleave"].text == (
+        "When this creature attacks, it also deals half its power, rounded down, "
+        "to a creature next to its target."
+    )
+    assert units["Tunnel"].parent == "Emberfall Keywords > Movement Keywords"
+
+
 def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> None:
     """A small-print numbered list ("1. Place the template") above a real
     footnote on the page: the list was taken for notes, or, once it no

@@ -13,7 +13,10 @@ column set narrower than the page's measure against its own
 
 A page of three or more columns (a quick-reference card) is found by its
 gutters, the bands of the page no column's line crosses, and read column
-by column the same way (``_many_columns``).
+by column the same way (``_many_columns``). Boxes drawn side by side, each
+holding lines of text (a grid of keyword cards, two stat cards abreast),
+are read a box at a time (``_boxes_abreast``), where PDFium gives a line
+of each box on one baseline as one line.
 
 Trade-off: columns are found from where lines start and end, not from a
 trained layout model.
@@ -136,6 +139,129 @@ def _on_a_bar(ln: _Line, page: _Page) -> bool:
         and x1 > mid + 0.02 * page.width
         for x0, top, x1, bottom in page.shapes
     )
+
+
+# A box drawn around text (a card) is at least this many of the text's lines
+# high, and holds at least BOX_LINES of them
+BOX_HEIGHT_LINES = 2.5
+BOX_LINES = 2
+
+
+def _boxes_abreast(page: _Page) -> bool:
+    """Read each row of boxes drawn side by side a box at a time, left to
+    right, each top to bottom, where the row stands in the page; True if the
+    page holds such a row (its other lines keep PDFium's order).
+
+    A card grid's cards share baselines, so PDFium gives "Ambush Bulwark
+    Cleave" and then a line of each card's text as one line, its runs set
+    wide apart: read as a table, every line mixed three cards. A line whose
+    runs lie in two or more of the boxes is cut into a line for each box; a
+    row whose boxes do not hold ``BOX_LINES`` lines each, or one whose runs
+    straddle two boxes, is left as it is (a table's shaded cells hold a
+    line each), and so is one no line of which lies in two boxes."""
+    if not page.shapes or not page.lines:
+        return False
+    size = statistics.median(ln.size for ln in page.lines)
+    boxes = sorted(
+        {
+            (round(x0), round(top), round(x1), round(bottom))
+            for x0, top, x1, bottom in page.shapes
+            if x1 - x0 <= 0.6 * page.width and bottom - top >= BOX_HEIGHT_LINES * size
+        }
+    )
+    # boxes abreast: apart from each other, each overlapping the first in
+    # height by most of the lower one's; a box and its border drawn twice
+    # (a fill and a stroke, a point apart) count once
+    rows: list[list[tuple[int, int, int, int]]] = []
+    for box in sorted(boxes, key=lambda b: (b[1], b[0])):
+        for row in rows:
+            lead = row[0]
+            overlap = min(lead[3], box[3]) - max(lead[1], box[1])
+            if overlap >= 0.6 * min(lead[3] - lead[1], box[3] - box[1]):
+                if all(box[0] >= r[2] + 1 or box[2] <= r[0] - 1 for r in row):
+                    row.append(box)
+                break
+        else:
+            rows.append([box])
+    placed: dict[int, list[_Line]] = {}  # the first line of a row read -> the row's lines
+    taken: set[int] = set()
+    for row in rows:
+        if len(row) < 2:
+            continue
+        row.sort()
+        inside: list[list[_Line]] = [[] for _ in row]
+        first: _Line | None = None
+        ok, cut = True, False
+        for ln in page.lines:
+            if id(ln) in taken or not (row[0][1] <= (ln.top + ln.bottom) / 2 <= row[0][3]):
+                continue
+            parts = _cut_at_boxes(ln, row)
+            if parts is None:
+                ok = False
+                break
+            for k, part in parts:
+                inside[k].append(part)
+            cut = cut or len(parts) > 1
+            first = first or ln
+        if not (ok and cut) or first is None or any(len(box) < BOX_LINES for box in inside):
+            # (boxes whose lines PDFium gives apart, one in each of two
+            # columns, are read as the columns are)
+            continue
+        members = {id(x) for x in page.lines if row[0][1] <= (x.top + x.bottom) / 2 <= row[0][3]}
+        taken |= members
+        for k, box_lines in enumerate(inside):
+            for part in box_lines:
+                part.column = ACROSS + 1 + k  # a column of its own: its own margin
+        placed[id(first)] = [
+            x for box_lines in inside for x in sorted(box_lines, key=lambda x: x.top)
+        ]
+    if not placed:
+        return False
+    ordered: list[_Line] = []
+    for ln in page.lines:
+        if id(ln) in placed:
+            ordered += placed[id(ln)]
+        elif id(ln) not in taken:
+            ordered.append(ln)
+    page.lines = ordered
+    return True
+
+
+def _cut_at_boxes(
+    ln: _Line, row: list[tuple[int, int, int, int]]
+) -> list[tuple[int, _Line]] | None:
+    """``ln`` as a line for each box of ``row`` its runs lie in, with the
+    box's index; None if a run lies in none of them or across two."""
+    home: list[int] = []
+    for x0, x1, _ in ln.cells:
+        k = next((k for k, b in enumerate(row) if b[0] - 1 <= x0 and x1 <= b[2] + 1), None)
+        if k is None:
+            return None
+        home.append(k)
+    if len(set(home)) == 1:
+        return [(home[0], ln)]
+    parts: list[tuple[int, _Line]] = []
+    for k in sorted(set(home)):
+        cells = tuple(c for c, h in zip(ln.cells, home, strict=True) if h == k)
+        a0, a1 = cells[0][0], cells[-1][1]
+        parts.append(
+            (
+                k,
+                dataclasses.replace(
+                    ln,
+                    text=" ".join(c[2] for c in cells),
+                    x0=a0,
+                    x1=a1,
+                    cells=cells,
+                    words=tuple(w for w in ln.words if a0 - 0.5 <= w[0] and w[1] <= a1 + 0.5),
+                    wide_gaps=len(cells) - 1,
+                    hyphen=ln.hyphen and k == max(home),
+                    halves=None,
+                    whole=None,
+                ),
+            )
+        )
+    return parts
 
 
 def _in_order(sides: list[list[_Line]], spanning: list[_Line]) -> list[_Line]:
@@ -385,6 +511,8 @@ def _reading_order(page: _Page) -> None:
     """
     lines = page.lines
     if len(lines) < 8:
+        return
+    if _boxes_abreast(page):
         return
     mid = page.width / 2
     left = [ln for ln in lines if ln.x1 < mid + page.width * 0.02]
