@@ -745,6 +745,39 @@ def test_a_label_in_colour_used_again_is_no_heading() -> None:
     assert "Example\nAnna and Ben" in unit(result, "gathering").text
 
 
+def test_justified_lines_of_a_narrow_column_are_no_table_rows() -> None:
+    """A narrow column set justified stretches its spaces to an em or more,
+    as wide as a table's gap between cells: "When the market closes, every"
+    was read as five cells, and the paragraph quoted as "When | the |
+    market | closes, | every". Spaces stretched alike on a line of prose
+    are a line's."""
+    from reportlab.lib.enums import TA_JUSTIFY
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10.5, leading=13.5,
+                          alignment=TA_JUSTIFY, spaceAfter=6)  # fmt: skip
+    head = ParagraphStyle("h", fontName="Times-Bold", fontSize=14, leading=17, spaceAfter=4)
+    text = (
+        "When the market closes, every rumour is revealed. Each spice named on a rumour "
+        "rises by one step on the price track, and every unsold crate of it is lost. The "
+        "first merchant with twelve coins at the end of a day wins the game at once."
+    )
+    buf = io.BytesIO()
+    doc = BaseDocTemplate(buf, pagesize=letter, invariant=1)
+    frames = [Frame(72 + k * 180, 72, 105, PAGE_H - 144) for k in range(2)]
+    doc.addPageTemplates([PageTemplate("p", frames)])
+    story = []
+    for name in ("Buying", "Selling", "End of the Day"):
+        story += [Paragraph(name, head), Paragraph(text, body), Paragraph(text, body)]
+    doc.build(story)
+    result = read_pdf(buf.getvalue())
+    assert [u.title for u in result.units] == ["Buying", "Selling", "End of the Day"]
+    for u in result.units:
+        assert " | " not in u.text
+        assert u.text.replace("\n", " ") == f"{text} {text}"
+
+
 def test_a_sheet_in_three_columns_is_read_column_by_column() -> None:
     """A quick-reference card in three columns, its headings in bold at the
     text's size: each column read top to bottom in turn, a heading in any of

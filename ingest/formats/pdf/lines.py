@@ -248,6 +248,8 @@ def _page_lines(page: Any, number: int) -> _Page:
             else:
                 words[-1].append(c)
         word_boxes = tuple(_box(w) for w in words if w)
+        if len(boxes) > 1 and _justified(word_boxes, _leading_size(visible)):
+            boxes = (_box(seg),)
         # By each word's middle: a list's number ("1" in "1Introduction") is
         # set beside its link, and brackets and bars between links. Only a
         # link about a line high counts: a box around whole paragraphs (a
@@ -827,6 +829,23 @@ def _short_cells(chars: list[_Char]) -> bool:
         for run in runs
     ]
     return max(words) <= 4
+
+
+def _justified(words: tuple[tuple[float, float, str], ...], size: float) -> bool:
+    """A line of prose spread to its measure: three or more words, mostly in
+    lower-case letters, every space between them stretched alike, to no more
+    than a couple of ems. In a narrow justified column the spaces grow to an
+    em, as wide as a table's gap between cells ("When | the | market |
+    closes, | every"); a table row's gaps are as unlike as its cells'
+    widths, and cards set abreast are far apart ("Ambush Bulwark Cleave")."""
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(words)]
+    prose = sum(1 for w in words if w[2][:1].isalpha() and any(c.islower() for c in w[2]))
+    return (
+        len(gaps) >= 2
+        and prose >= 0.7 * len(words)
+        and max(gaps) - min(gaps) <= max(1.5, 0.15 * statistics.median(gaps))
+        and max(gaps) <= 2.5 * size
+    )
 
 
 def _box(
