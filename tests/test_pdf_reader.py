@@ -2854,6 +2854,21 @@ def test_a_grid_of_cards_is_read_a_card_at_a_time() -> None:
     assert units["Tunnel"].parent == "Emberfall Keywords > Movement Keywords"
 
 
+def test_a_box_floated_beside_the_text_is_read_where_it_sits() -> None:
+    """WeasyPrint, a shaded box floated right beside a section's text (CSS
+    float, ``weasyprint-float-box.html``): WeasyPrint writes it before the
+    page's text, so it was read first, into the rule before the page's first
+    heading, its bold title run into its first sentence. It now follows the
+    paragraph it stands beside, its title a line of its own."""
+    data = (EDGES / "weasyprint-float-box.pdf").read_bytes()
+    units = {u.title: u.text for u in parse_file("f.pdf", data, game="x").units}
+    assert "Hidden Loyalties" not in units["Components"]
+    setup = units["Setup"]
+    assert setup.startswith("Give each player a screen")
+    assert "still empty.\nOptional Rule: Hidden Loyalties\nBefore setup, deal each player" in setup
+    assert setup.index("Hidden Loyalties") < setup.index("Three players: remove")
+
+
 def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> None:
     """A small-print numbered list ("1. Place the template") above a real
     footnote on the page: the list was taken for notes, or, once it no

@@ -664,21 +664,32 @@ def _reading_order(page: _Page) -> None:
     page.lines = ordered
 
 
+# A frame's lines at most: one written after the page's text, and a float
+# written before it (a box holding a rule and its notes)
+AFTER_TEXT_LINES = 8
+FLOAT_LINES = 12
+
+
 def _place_floats(page: _Page) -> None:
-    """Frames a word processor writes after the page's text go where they sit.
+    """Frames written apart from the page's text go where they sit.
 
     LibreOffice writes a page's running text first, top to bottom, then its
     frames: an image's caption, a text box ("Quick Reference"), each jumping
     back up the page. Read in that order they landed after the page's last
-    line, often mid-sentence where a paragraph runs on over the page. Each
-    such block goes before the first line of running text at or below its
-    top that opens a paragraph (set a line's space or more below the one
-    before it, so a box beside a paragraph follows that paragraph), else
-    after the page's text. Only where the text before the first jump reaches
-    the page's foot, and the blocks are short (eight lines or fewer, a third
-    of the page at most): lines out of order for any other reason (a table
-    written cell by cell, columns not found) stay as they are. Pages read in
-    columns were ordered by position already.
+    line, often mid-sentence where a paragraph runs on over the page.
+    WeasyPrint writes a floated box ("Optional Rule", CSS float) before the
+    page's text, so it was read first, into the rule before the page's first
+    heading. Each such block goes before the first line of running text at
+    or below its top that opens a paragraph (set a line's space or more
+    below the one before it, so a box beside a paragraph follows that
+    paragraph), else after the page's text. The running text is the first
+    run of lines read top to bottom, or the second where the page holds two
+    and the first is a float's, short and below the second's start; only
+    where it reaches the page's foot, and the blocks are short
+    (``AFTER_TEXT_LINES`` or fewer, a float ``FLOAT_LINES``; a third of the
+    page at most): lines out of order for any other reason (a table written
+    cell by cell, columns not found) stay as they are. Pages read in columns
+    were ordered by position already.
     """
     if any(ln.column for ln in page.lines):
         return
@@ -688,12 +699,20 @@ def _place_floats(page: _Page) -> None:
         if runs[-1] and ln.top < runs[-1][-1].top - max(ln.size, runs[-1][-1].size):
             runs.append([])
         runs[-1].append(ln)
-    flow, blocks = runs[0], runs[1:]
+    flow, blocks, most = runs[0], runs[1:], AFTER_TEXT_LINES
+    if (
+        len(runs) == 2
+        and len(runs[0]) <= FLOAT_LINES
+        and len(runs[1]) >= 3 * len(runs[0])
+        and runs[1][0].top < runs[0][0].top
+    ):
+        # a box written before the page's text, which starts above it
+        flow, blocks, most = runs[1], [runs[0]], FLOAT_LINES
     if (
         not blocks
         or len(flow) < 2
         or max(ln.bottom for ln in flow) < max(ln.bottom for ln in body)
-        or any(len(block) > 8 for block in blocks)
+        or any(len(block) > most for block in blocks)
         or 3 * sum(len(block) for block in blocks) > len(body)
         # the text in the left half only: a page in columns whose right one
         # is short (a book's last page), not a frame

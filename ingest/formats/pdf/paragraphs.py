@@ -122,6 +122,16 @@ def _starts_block(
         # paragraph, and set them closer than a half line apart (the one
         # before may end in a quotation: '...gets N Drowned counters."')
         return True
+    if (
+        prev.bold
+        and not ln.bold
+        and not prev.text.endswith((",", ";", "-"))
+        and ln.size <= prev.size
+    ):
+        # a title set whole in bold over its text (a box's "Optional Rule:
+        # Hidden Loyalties" over "Before setup, deal..."), which no heading
+        # rule took for one: a line of its own, not the text's first words
+        return True
     margin = margins.get(ln.column, ln.x0)
     hanging = (  # a list item's next line, set under its text, not its marker
         bool(_LIST_ITEM.match(prev.text))
