@@ -2869,6 +2869,72 @@ def test_a_box_floated_beside_the_text_is_read_where_it_sits() -> None:
     assert setup.index("Hidden Loyalties") < setup.index("Three players: remove")
 
 
+def test_review_three_columns_over_a_table_keep_its_rows() -> None:
+    """Chromium, three columns of text over a table across them whose cells
+    wrap (``chromium-three-columns-with-a-table.html``, a reviewer's probe):
+    the cells' lines fell in the columns and were read a column at a time,
+    every row broken up. A page with such a table is read as before."""
+    data = (EDGES / "chromium-three-columns-with-a-table.pdf").read_bytes()
+    units = {u.title: u.text for u in parse_file("t.pdf", data, game="x").units}
+    lines = units["Shooting"].splitlines()
+    assert "Condition | Effect on the model | How it ends" in lines
+    assert (
+        "Stunned: the model was hit by a | It loses one action point at its | "
+        "At the end of the model's next"
+    ) in lines
+
+
+def test_review_cards_of_unlike_heights_are_read_whole() -> None:
+    """Chromium, a grid of cards of unlike heights (``chromium-card-grid-
+    uneven.html``): the row's lines were taken from its first card's
+    height, and the tallest card lost its last lines to the next one."""
+    data = (EDGES / "chromium-card-grid-uneven.pdf").read_bytes()
+    units = {u.title: u.text for u in parse_file("c.pdf", data, game="x").units}
+    assert units["Evasive"] == (
+        "Subtract one from hit rolls made against this unit by shooting attacks at a "
+        "range of more than 12 inches, and from charge rolls against it."
+    )
+    assert units["Fearless"] == "This unit never takes morale tests."
+
+
+def test_review_a_larger_first_letter_is_no_small_capitals() -> None:
+    """Chromium, a paragraph's first letter set at 1.5 em (CSS
+    ::first-letter, ``chromium-raised-initial.html``): its one capital larger
+    than the line's lower-case letters read as small capitals, and the
+    line was quoted in capitals."""
+    data = (EDGES / "chromium-raised-initial.pdf").read_bytes()
+    units = {u.title: u.text for u in parse_file("r.pdf", data, game="x").units}
+    assert units["Introduction"].startswith("The game is played over six rounds and in each")
+
+
+def test_review_labels_and_captions_in_colour_stay_text_in_a_book_with_headings() -> None:
+    """A book with headings of its own, whose labels ("Example", "Designer's
+    Note", "Clarification") or figure captions are set in colour in the
+    text's size: each a different line alone before text, they passed for a
+    heading style, and took the rest of each rule for their own. A style
+    marked only by colour or capitals is learned only in a book with no
+    other headings."""
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    b.heading("Skirmish Rules", size=BODY_SIZE * 2)
+    for name, label in (
+        ("Movement", "Example"),
+        ("Shooting", "Designer's Note"),
+        ("Charging", "Clarification"),
+        ("Morale", "Figure 2 - A unit falling back"),
+    ):
+        b.heading(name, size=BODY_SIZE * 1.4)
+        b.para(f"During {name.lower()} every unit acts once, in the order its player chooses.")
+        _marked_heading(b, label, "colour")
+        b.para("A unit of ten riflemen does so first, then the unit of five scouts after it.")
+        b.para(f"After {name.lower()}, play passes to the other player, who does the same.")
+    result = read_pdf(b.pdf())
+    assert [u.title for u in result.units] == ["Movement", "Shooting", "Charging", "Morale"]
+    assert unit(result, "skirmish-rules/charging").text.endswith(
+        "After charging, play passes to the other player, who does the same."
+    )
+
+
 def test_a_footnote_under_a_small_print_numbered_list_is_still_a_footnote() -> None:
     """A small-print numbered list ("1. Place the template") above a real
     footnote on the page: the list was taken for notes, or, once it no

@@ -31,6 +31,7 @@ import math
 import re
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from typing import Literal
 
 from ruleslawyer.ingest.formats.pdf.lines import (
@@ -72,8 +73,9 @@ COLUMN_WORDS = 5
 COLUMN_FILL = 0.6
 
 
-def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
-    """The columns of a page set in three or more, left to right, or None.
+def _many_columns(page: _Page, lines: list[_Line]) -> tuple[list[list[_Line]], set[int]] | None:
+    """The columns of a page set in three or more, left to right, and the
+    lines (by id) cut into a line for each column they hold, or None.
 
     Found by the gutters: the bands, an em or so wide, that hardly any line
     narrower than half the page crosses (a title or a table's row across
@@ -110,10 +112,40 @@ def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
     starts = [-math.inf, *(g0 for g0, _ in gutters)]
     ends = [*(g1 + 1 for _, g1 in gutters), math.inf]
     columns: list[list[_Line]] = [[] for _ in starts]
+    cut: set[int] = set()
     for ln in lines:
         k = bisect.bisect_right(starts, ln.x0) - 1
         if ln.x1 <= ends[k]:
             columns[k].append(ln)
+    # A line in cells reaching over a gutter is two columns' lines on one
+    # baseline, which PDFium gave as one, where each cell is running text
+    # starting at its column's margin: a line for each. Otherwise it is a
+    # table across the columns (short cells, or cells set off the columns'
+    # margins), and the page is left as read: its cells' lines fall in the
+    # columns, and read a column at a time a table's rows were broken up.
+    spans = [(a, 0.0, b, 0.0) for a, b in zip(starts, ends, strict=True)]
+    margins = [Counter(round(x.x0) for x in c).most_common(1)[0][0] if c else 0 for c in columns]
+    # (among the columns: a footer of two cells under them is no table)
+    inside = [x for c in columns for x in c]
+    top, bottom = min(x.top for x in inside), max(x.bottom for x in inside)
+    for ln in lines:
+        if not (
+            ln.wide_gaps
+            and top <= ln.top
+            and ln.bottom <= bottom
+            and any(ln.x0 < g0 and ln.x1 > g1 for g0, g1 in gutters)
+        ):
+            continue
+        parts = _cut_at_boxes(ln, spans)
+        if (
+            parts is None
+            or len(parts) < 2
+            or any(abs(p.x0 - margins[k]) > 2 or len(p.words) < 3 for k, p in parts)
+        ):
+            return None
+        for k, part in parts:
+            columns[k].append(part)
+        cut.add(id(ln))
     for column in columns:
         if len(column) < COLUMN_LINES:
             return None
@@ -122,7 +154,7 @@ def _many_columns(page: _Page, lines: list[_Line]) -> list[list[_Line]] | None:
             statistics.median(ln.x1 - ln.x0 for ln in column) < COLUMN_FILL * width
         ):
             return None
-    return columns
+    return columns, cut
 
 
 def _on_a_bar(ln: _Line, page: _Page) -> bool:
@@ -192,8 +224,10 @@ def _boxes_abreast(page: _Page) -> bool:
         inside: list[list[_Line]] = [[] for _ in row]
         first: _Line | None = None
         ok, cut = True, False
+        # the row's height: its tallest box's (cards of unlike heights)
+        top, bottom = min(b[1] for b in row), max(b[3] for b in row)
         for ln in page.lines:
-            if id(ln) in taken or not (row[0][1] <= (ln.top + ln.bottom) / 2 <= row[0][3]):
+            if id(ln) in taken or not (top <= (ln.top + ln.bottom) / 2 <= bottom):
                 continue
             parts = _cut_at_boxes(ln, row)
             if parts is None:
@@ -207,7 +241,7 @@ def _boxes_abreast(page: _Page) -> bool:
             # (boxes whose lines PDFium gives apart, one in each of two
             # columns, are read as the columns are)
             continue
-        members = {id(x) for x in page.lines if row[0][1] <= (x.top + x.bottom) / 2 <= row[0][3]}
+        members = {id(x) for x in page.lines if top <= (x.top + x.bottom) / 2 <= bottom}
         taken |= members
         for k, box_lines in enumerate(inside):
             for part in box_lines:
@@ -228,7 +262,7 @@ def _boxes_abreast(page: _Page) -> bool:
 
 
 def _cut_at_boxes(
-    ln: _Line, row: list[tuple[int, int, int, int]]
+    ln: _Line, row: Sequence[tuple[float, float, float, float]]
 ) -> list[tuple[int, _Line]] | None:
     """``ln`` as a line for each box of ``row`` its runs lie in, with the
     box's index; None if a run lies in none of them or across two."""
@@ -550,9 +584,10 @@ def _reading_order(page: _Page) -> None:
     bands: list[tuple[float, float]] = []
     # (three columns first: the middle one's short lines sit in the left half,
     # and the page could pass for two columns, the middle read into the left)
-    if many := _many_columns(page, lines):
+    if found := _many_columns(page, lines):
+        many, cut = found
         in_one = {id(ln) for side in many for ln in side}
-        spanning = [ln for ln in lines if id(ln) not in in_one]
+        spanning = [ln for ln in lines if id(ln) not in in_one and id(ln) not in cut]
         for k, side in enumerate(many[1:], start=1):
             for ln in side:
                 ln.column = k if k < ACROSS else k + 1

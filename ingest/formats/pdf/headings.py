@@ -155,37 +155,50 @@ def _heading_styles(
     """
     body = _body_size(pages)
     covers = {1, len(pages)}
-    for repeats in (SMALL_BOLD_REPEATS, 2):
-        # Twice, the second time only when the first finds at most one
-        # heading line (none, or a page's title over all of it): the text
-        # would be one unit or plain sections, so a small bold style used just
-        # twice, each time as a heading is (a printed web page with two h5
-        # sections), is better evidence than none.
-        small_bold = _own_styles(pages, body, repeats)
+    for repeats, marked in ((SMALL_BOLD_REPEATS, False), (2, False), (SMALL_BOLD_REPEATS, True)):
+        # Again only when the last try finds at most one heading line (none,
+        # or a page's title over all of it): the text would be one unit or
+        # plain sections, so a small bold style used just twice, each time as
+        # a heading is (a printed web page with two h5 sections), is better
+        # evidence than none; and so, last, is the text's own face marked by
+        # capitals or colour alone. Not before: in a book with headings of
+        # its own, a coloured or capitals style used for short lines alone is
+        # its labels ("Example", "Designer's Note") or its figures' captions.
+        small_bold = _own_styles(pages, body, repeats, marked=marked)
         used_on: dict[_Style, set[int]] = {}
         lines_in: Counter[_Style] = Counter()
         numbered: set[_Style] = set()  # styles of headings with a dotted number: no cover's
+        title_lines: list[_Style] = []  # the heading lines the book opens with: its title
+        opening = True
         for page in pages:
             margins = _margins(page)
             for ln in page.lines:
                 if _is_heading(ln, body, margins, small_bold):
                     used_on.setdefault(_style(ln), set()).add(page.number)
                     lines_in[_style(ln)] += 1
+                    if opening:
+                        title_lines.append(_style(ln))
                     if _DOTTED_HEADING.match(ln.text) and not ln.linked:  # (a contents entry)
                         numbered.add(_style(ln))
+                else:
+                    opening = False
         cover = {
             s
             for s, on in used_on.items()
             if 1 in on and on <= covers and len(pages) > 3 and s not in numbered
         }
-        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2], not s[3]))
-        if sum(lines_in[s] for s in ranked) > 1:
+        # (in another colour below the same in the text's: a box's title on a
+        # dark bar is no chapter over the book's own headings)
+        ranked = sorted(set(used_on) - cover, key=lambda s: (-s[0], not s[1], not s[2], s[3]))
+        # (a title wrapped over two lines or more counts once)
+        opened = sum(1 for s in title_lines if s in ranked)
+        if sum(lines_in[s] for s in ranked) - max(0, opened - 1) > 1:
             break
     return body, {s: i + 1 for i, s in enumerate(ranked)}, cover, small_bold
 
 
 def _own_styles(
-    pages: list[_Page], body: float, repeats: int = SMALL_BOLD_REPEATS
+    pages: list[_Page], body: float, repeats: int = SMALL_BOLD_REPEATS, *, marked: bool = False
 ) -> frozenset[_Style]:
     """The styles this document sets headings in that are not headings by
     size or weight: bold set smaller than ``BOLD_HEADING_SIZE`` (a browser
@@ -211,7 +224,8 @@ def _own_styles(
                 if not body * SMALL_BOLD_SIZE <= ln.size < body * BOLD_HEADING_SIZE:
                     continue
             elif not (
-                (ln.caps or ln.accent)
+                marked
+                and (ln.caps or ln.accent)
                 and body * SMALL_BOLD_SIZE <= ln.size < body * HEADING_SIZE_RATIO
             ):
                 continue

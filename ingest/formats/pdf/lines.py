@@ -624,7 +624,10 @@ def _small_capitals(ink: list[_Char]) -> bool:
     upper = [c[1] for c in ink if c[0].isupper()]
     lower = [c[1] for c in ink if c[0].islower()]
     return (
-        bool(upper and lower)
+        # two capitals or more, or a short line: a first line whose one
+        # capital is set larger (CSS ::first-letter) is no small capitals
+        (len(upper) >= 2 or len(upper) + len(lower) <= 12)
+        and bool(upper and lower)
         and max(lower) - min(lower) < 0.25
         and 0.6 * min(upper) <= max(lower) <= 0.9 * min(upper)
     )
