@@ -127,6 +127,8 @@ def _many_columns(page: _Page, lines: list[_Line]) -> tuple[list[list[_Line]], s
     margins = [Counter(round(x.x0) for x in c).most_common(1)[0][0] if c else 0 for c in columns]
     # (among the columns: a footer of two cells under them is no table)
     inside = [x for c in columns for x in c]
+    if not inside:
+        return None
     top, bottom = min(x.top for x in inside), max(x.bottom for x in inside)
     for ln in lines:
         if not (
