@@ -20,10 +20,13 @@ PDFium gives every character with its font size, weight and box. From those:
    so does a heading after which the page goes back to one column. A page
    mostly in one column can hold a band of two (a word processor's section
    in columns), and two headings side by side atop the columns are two
-   lines, not one. Lines across the page keep margins of their own, apart
-   from the left column's. Frames a word processor writes after the page's
-   text (captions, text boxes) go before the paragraph at or below where
-   they sit (``_place_floats``), and text wrapped beside a frame or an image
+   lines, not one; a heading on a bar drawn across both divides them too. A
+   page of three or more columns is found by its gutters and read column
+   by column (unless a table runs across them), and boxes drawn side by
+   side (a grid of cards) a box at a time. Lines across the page keep
+   margins of their own, apart from the left column's. Frames a word processor writes after the page's
+   text (captions, text boxes), and a float a browser writes before it, go
+   before the paragraph at or below where they sit (``_place_floats``), and text wrapped beside a frame or an image
    is measured against the margin it wraps at, not the page's
    (``_wrapped_beside_frames``).
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
@@ -61,8 +64,10 @@ PDFium gives every character with its font size, weight and box. From those:
    document uses only as lines alone before body text, again and again (a
    browser prints an h5 at 0.83 of the body), or just twice where the
    document has no other heading but its title (a line in small capitals is
-   measured by its capitals). Heading styles (size, weight,
-   capitals) are ranked into levels, bigger and heavier first. A style used
+   measured by its capitals); and, in a book with no other headings, the
+   text's own size and face marked only by colour or capitals used the
+   same way. Heading styles (size, weight, capitals, another colour) are
+   ranked into levels, bigger and heavier first. A style used
    once, on the first page, in the largest size, is the document's title.
    A heading too long for its column goes on in the same style on the next
    line, which has no number of its own: one heading. A line that is a
