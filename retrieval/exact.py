@@ -18,7 +18,7 @@ that match is strong whatever the name.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ruleslawyer.ingest.normalize import normalize
@@ -101,23 +101,20 @@ class ExactIndex:
         ``number``: a section whose text is all in its numbered paragraphs ("3.2"
         of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a, a wargame's "8.3" of its
         cases 8.31 and 8.32) is found by its number."""
-        under = [
-            i
-            for rule_id, positions in self.by_number.items()
-            if numbered_under(rule_id, number)
-            for i in positions
-            if game is None or self.games[i] == game
-        ]
-        if not under:
-            # a wargame's cases ("8.31", "8.32" of "8.3"), read as rules in
-            # their section's paragraphs; a heading "1.10" is no case of 1.1
-            under = [
+
+        def where(under_it: Callable[[str, str], bool]) -> list[int]:
+            return [
                 i
                 for rule_id, positions in self.by_number.items()
-                if case_of(rule_id, number)
+                if under_it(rule_id, number)
                 for i in positions
-                if i in self.in_heading and (game is None or self.games[i] == game)
+                if game is None or self.games[i] == game
             ]
+
+        # the rules numbered under it, else a wargame's cases ("8.31", "8.32"
+        # of "8.3"), read as rules in their section's paragraphs; a heading
+        # "1.10" is no case of 1.1
+        under = where(numbered_under) or [i for i in where(case_of) if i in self.in_heading]
         return sorted(under)[:_UNDER]
 
     def match(self, question: str, game: str | None = None) -> list[ExactMatch]:

@@ -123,7 +123,7 @@ def _many_columns(page: _Page, lines: list[_Line]) -> tuple[list[list[_Line]], s
     # table across the columns (short cells, or cells set off the columns'
     # margins), and the page is left as read: its cells' lines fall in the
     # columns, and read a column at a time a table's rows were broken up.
-    spans = [(a, 0.0, b, 0.0) for a, b in zip(starts, ends, strict=True)]
+    spans = list(zip(starts, ends, strict=True))
     margins = [Counter(round(x.x0) for x in c).most_common(1)[0][0] if c else 0 for c in columns]
     # (among the columns: a footer of two cells under them is no table)
     inside = [x for c in columns for x in c]
@@ -138,7 +138,7 @@ def _many_columns(page: _Page, lines: list[_Line]) -> tuple[list[list[_Line]], s
             and any(ln.x0 < g0 and ln.x1 > g1 for g0, g1 in gutters)
         ):
             continue
-        parts = _cut_at_boxes(ln, spans)
+        parts = _cut_at(ln, spans)
         if (
             parts is None
             or len(parts) < 2
@@ -224,31 +224,31 @@ def _boxes_abreast(page: _Page) -> bool:
             continue
         row.sort()
         inside: list[list[_Line]] = [[] for _ in row]
-        first: _Line | None = None
+        members: list[_Line] = []
         ok, cut = True, False
         # the row's height: its tallest box's (cards of unlike heights)
         top, bottom = min(b[1] for b in row), max(b[3] for b in row)
+        spans = [(b[0], b[2]) for b in row]
         for ln in page.lines:
             if id(ln) in taken or not (top <= (ln.top + ln.bottom) / 2 <= bottom):
                 continue
-            parts = _cut_at_boxes(ln, row)
+            parts = _cut_at(ln, spans)
             if parts is None:
                 ok = False
                 break
             for k, part in parts:
                 inside[k].append(part)
             cut = cut or len(parts) > 1
-            first = first or ln
-        if not (ok and cut) or first is None or any(len(box) < BOX_LINES for box in inside):
+            members.append(ln)
+        if not (ok and cut) or any(len(box) < BOX_LINES for box in inside):
             # (boxes whose lines PDFium gives apart, one in each of two
             # columns, are read as the columns are)
             continue
-        members = {id(x) for x in page.lines if top <= (x.top + x.bottom) / 2 <= bottom}
-        taken |= members
+        taken |= {id(x) for x in members}
         for k, box_lines in enumerate(inside):
             for part in box_lines:
                 part.column = ACROSS + 1 + k  # a column of its own: its own margin
-        placed[id(first)] = [
+        placed[id(members[0])] = [
             x for box_lines in inside for x in sorted(box_lines, key=lambda x: x.top)
         ]
     if not placed:
@@ -263,14 +263,13 @@ def _boxes_abreast(page: _Page) -> bool:
     return True
 
 
-def _cut_at_boxes(
-    ln: _Line, row: Sequence[tuple[float, float, float, float]]
-) -> list[tuple[int, _Line]] | None:
-    """``ln`` as a line for each box of ``row`` its runs lie in, with the
-    box's index; None if a run lies in none of them or across two."""
+def _cut_at(ln: _Line, spans: Sequence[tuple[float, float]]) -> list[tuple[int, _Line]] | None:
+    """``ln`` as a line for each of ``spans`` (a box's or a column's left and
+    right edge) its runs lie in, with the span's index; None if a run lies
+    in none of them or across two."""
     home: list[int] = []
     for x0, x1, _ in ln.cells:
-        k = next((k for k, b in enumerate(row) if b[0] - 1 <= x0 and x1 <= b[2] + 1), None)
+        k = next((k for k, (a, b) in enumerate(spans) if a - 1 <= x0 and x1 <= b + 1), None)
         if k is None:
             return None
         home.append(k)
@@ -352,31 +351,12 @@ def _gutter_halves(ln: _Line, left: list[_Line], right: list[_Line]) -> tuple[_L
         and len(b_text.split()) >= 2
     ):
         return None
-    a_words = tuple(w for w in ln.words if w[1] <= a1 + 0.5)
-    b_words = tuple(w for w in ln.words if w[0] >= b0 - 0.5)
-    if len(a_words) + len(b_words) != len(ln.words):
+    parts = _cut_at(ln, [(a0, a1), (b0, b1)])
+    if parts is None or len(parts) != 2:
         return None
-    a = dataclasses.replace(
-        ln,
-        text=a_text,
-        x0=a0,
-        x1=a1,
-        cells=(ln.cells[0],),
-        words=a_words,
-        wide_gaps=0,
-        hyphen=False,
-        halves=None,
-    )
-    b = dataclasses.replace(
-        ln,
-        text=b_text,
-        x0=b0,
-        x1=b1,
-        cells=(ln.cells[1],),
-        words=b_words,
-        wide_gaps=0,
-        halves=None,
-    )
+    (_, a), (_, b) = parts
+    if len(a.words) + len(b.words) != len(ln.words):
+        return None
     return a, b
 
 

@@ -238,6 +238,7 @@ def _page_lines(page: Any, number: int) -> _Page:
         if _small_capitals(visible):
             text = text.upper()  # as printed
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
+        size = _leading_size(visible)
         inks = Counter(c[8] for c in visible if c[0].isalnum())
         ink, inked_by = inks.most_common(1)[0] if inks else (NO_INK, 0)
         boxes = tuple(_box(cell) for cell in _cell_runs(seg))
@@ -248,7 +249,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             else:
                 words[-1].append(c)
         word_boxes = tuple(_box(w) for w in words if w)
-        if len(boxes) > 1 and _justified(word_boxes, _leading_size(visible)):
+        if len(boxes) > 1 and _justified(word_boxes, size):
             boxes = (_box(seg),)
         # By each word's middle: a list's number ("1" in "1Introduction") is
         # set beside its link, and brackets and bars between links. Only a
@@ -268,7 +269,7 @@ def _page_lines(page: Any, number: int) -> _Page:
         return _Line(
             text=text,
             page=number,
-            size=_leading_size(visible),
+            size=size,
             bold=bold,
             x0=min(c[3] for c in visible),
             x1=max(c[4] for c in visible),
