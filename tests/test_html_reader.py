@@ -1699,3 +1699,128 @@ def test_a_link_back_to_the_top_after_each_section_is_left_out() -> None:
         "Rally on a 4+.\nSee Charge\nTop of the table is the attacker's edge.",
     ]
     assert result.dropped["links back to the top"] == 2
+
+
+def test_a_wikidot_page_reads_as_its_rules_alone() -> None:
+    """A Wikidot page as a browser saves it (many rules SRDs live there):
+    its "side-bar", and after the rules its tags, "page revision" line, edit
+    bar, licence and a hidden login dialog, were rules text or rules of their
+    own; its title (a box, not a heading) named nothing; "+ Show example"
+    toggles were lines of the rule; its tabs' labels stood apart from their
+    panels; and its footnotes, linked by script, ended the last rule."""
+    result = parse_file("wikidot.html", (EDGES / "wikidot.html").read_bytes(), game="x")
+    by_title = {u.title: u.text for u in result.units}
+    assert next(iter(by_title)) == "Combat"
+    assert by_title["Combat"] == (
+        "This page describes how fighting works. Terms in italics are defined in the Glossary."
+    )
+    assert by_title["Weapon Types"].split("\n") == [
+        "Melee:",
+        "May only attack a model in base contact.",
+        "Ranged:",
+        "May not fire while the firing model is engaged.",
+    ]
+    assert by_title["Attacking"].split("\n")[-1].startswith("Example: A goblin")
+    text = "\n".join(by_title.values())
+    for chrome in ("Quick Links", "edit sidebar", "Show example", "page revision", "Sign in",
+                   "Unless otherwise stated", "Advertisement", "Watch: site"):  # fmt: skip
+        assert chrome not in text
+    # its footnote (a mark and a link back that scroll by script) after its
+    # paragraph, not at the page's end under "Footnotes"
+    assert by_title["Initiative"].endswith(
+        "goes first.[1]\n[1] In a three-player game, roll off among all players."
+    )
+    assert by_title["Critical Hits"] == (
+        "A natural 20 on the attack roll is a critical hit and deals double damage."
+    )
+    assert result.dropped["the page's boxes after its rules (tags, feedback, footer)"] > 0
+    assert result.dropped["the page's controls (show / hide)"] >= 2
+
+
+def test_a_docs_sites_footer_inside_main_is_not_the_last_rule() -> None:
+    """GitBook ends every page, inside <main>, with "Was this helpful?", the
+    previous and next pages and "Last updated": it ended the last rule."""
+    result = parse_file("gitbook.html", (EDGES / "gitbook.html").read_bytes(), game="x")
+    assert result.units[-1].title == "Retreat"
+    assert result.units[-1].text.split("\n")[-1] == (
+        "A retreating squad may make one free attack before it moves."
+    )
+
+
+def _page(body: str, title: str = "Rules") -> bytes:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>".encode()
+
+
+def _texts(page: bytes) -> dict[str, str]:
+    return {u.title: u.text for u in parse_file("p.html", page, game="x").units}
+
+
+def test_what_follows_the_rules_box_stays_when_it_may_be_rules() -> None:
+    """After the box holding the page's last heading, boxes named for what
+    they are go; a heading there, a paragraph saying nothing of what it is,
+    or a box like the rules' own (a book's next page) keeps everything."""
+    rules = "<h2>Move</h2><p>Move six inches.</p><h2>Shoot</h2><p>Roll a die for each gun.</p>"
+    tail = '<div class="post-tags"><a href="/t/a">rules</a> <a href="/t/b">core</a></div>'
+    hidden = '<div style="display:none"><p>Please wait while you are redirected.</p></div>'
+    named = _texts(_page(f'<div class="content">{rules}</div>{tail}{hidden}'))
+    assert named["Shoot"] == "Roll a die for each gun."
+    kept = {
+        "a heading": '<div class="more"><h3>Errata</h3><p>None yet.</p></div>',
+        "a paragraph": "<p>Errata: none yet.</p>",
+        "a box like the rules'": '<div class="content"><p>Errata: none yet.</p></div>',
+    }
+    for after in kept.values():
+        texts = _texts(_page(f'<div class="content">{rules}</div>{tail}{after}'))
+        text = "\n".join(texts.values())
+        assert "rules core" in text  # nothing after the rules' box was dropped
+        assert "none yet." in text.lower()
+
+
+def test_boxes_the_page_leaves_out_of_print_are_not_rules() -> None:
+    """A docs theme's feedback box ("Was this page helpful?", under a heading
+    of its own) is marked as the page's, not the text's, by the class that
+    keeps it out of print (Bootstrap's d-print-none, Tailwind's print:hidden)."""
+    body = (
+        "<main><h1>Combat</h1><p>Roll to hit.</p><h2>Retreat</h2><p>Move 6 inches away.</p>"
+        '<div class="d-print-none"><h2>Feedback</h2><p>Was this page helpful?</p></div>'
+        '<div class="print:hidden"><p>Edit this page</p></div></main>'
+    )
+    texts = _texts(_page(body))
+    assert list(texts) == ["Combat", "Retreat"]
+    assert texts["Retreat"] == "Move 6 inches away."
+
+
+def test_the_title_a_page_shows_names_its_opening_text() -> None:
+    """A wiki's page title set in a box, not a heading, that is the first part
+    of the page's <title> names the text before the first heading; the site's
+    name (a later part) does not."""
+    body = '<div id="page-title">Combat</div><p>How fights work.</p><h2>Melee</h2><p>Roll.</p>'
+    assert next(iter(_texts(_page(body, "Combat - Skirmish SRD")).items())) == (
+        "Combat",
+        "How fights work.",
+    )
+    site = '<div class="logo">Skirmish SRD</div><p>How fights work.</p><h2>Melee</h2><p>Roll.</p>'
+    first = next(iter(_texts(_page(site, "Combat - Skirmish SRD")).items()))
+    assert first == ("p", "Skirmish SRD\nHow fights work.")
+
+
+def test_tabs_known_by_their_shape_read_under_their_labels() -> None:
+    """A list of short labels and then a box of as many boxes, alone in their
+    box, are tabs (Wikidot's, Wiki.js's): each panel reads under its label.
+    A list with a different number of boxes after it is a list."""
+    tabs = (
+        '<div class="tabset"><ul><li>Flares</li><li>Searchlights</li></ul>'
+        "<div><div><p>A flare lights 12 inches.</p></div><div><p>A searchlight ignores night."
+        "</p></div></div></div>"
+    )
+    text = _texts(_page(f"<h2>Night</h2><p>Range is 18 inches.</p>{tabs}"))["Night"]
+    assert text.split("\n") == [
+        "Range is 18 inches.",
+        "Flares:",
+        "A flare lights 12 inches.",
+        "Searchlights:",
+        "A searchlight ignores night.",
+    ]
+    three = tabs.replace("</div></div></div>", "</div><div><p>Third.</p></div></div></div>")
+    plain = _texts(_page(f"<h2>Night</h2><p>Range is 18 inches.</p>{three}"))["Night"]
+    assert plain.split("\n")[1:3] == ["- Flares", "- Searchlights"]

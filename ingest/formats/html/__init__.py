@@ -79,10 +79,11 @@ levels), ``tabs`` (tab panels under their labels), ``lists`` (list
 numbering), ``tables`` (rows and spans) and
 ``walker`` (the page into an outline), over ``elements`` (an element's
 text, and the tags most stages test). This module runs the page-wide
-passes (``outline_of``: decode, tabs, chrome, footnotes, contents, bold
-headings), then the walker, which calls on lists, tables and headings as
-it meets them; the Word and OpenDocument readers hand it the page they
-convert (``read_document``). The helpers keep a leading underscore: they
+passes (``outline_of``: decode, tabs, chrome, footnotes, contents, the
+title the page shows, what follows the rules, bold headings), then the
+walker, which calls on lists, tables and headings as it meets them; the
+Word and OpenDocument readers hand it the page they convert
+(``read_document``). The helpers keep a leading underscore: they
 are the reader's own, shared between its modules.
 """
 
@@ -93,7 +94,13 @@ from typing import Any
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
-from ruleslawyer.ingest.formats.html.chrome import _is_chrome, _is_permalink, _notion_icons
+from ruleslawyer.ingest.formats.html.chrome import (
+    _after_the_rules,
+    _is_chrome,
+    _is_permalink,
+    _notion_icons,
+    _script_controls,
+)
 from ruleslawyer.ingest.formats.html.contents import _drop_contents
 from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
@@ -175,6 +182,9 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     tops = _top_links(soup)
     if tops:
         outline.dropped["links back to the top"] += tops
+    controls = _script_controls(soup)
+    if controls:
+        outline.dropped["the page's controls (show / hide)"] += controls
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
@@ -203,6 +213,15 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     contents = _drop_contents(root)
     if contents:
         outline.dropped["table of contents lines"] += contents
+    if not fragment:
+        outline.title = _shown_title(soup, root)
+        after = _after_the_rules(root)
+        for box in after:
+            box.decompose()
+        if after:
+            outline.dropped["the page's boxes after its rules (tags, feedback, footer)"] += len(
+                after
+            )
     if not fragment and root.find(_HEADING_TAGS) is None:
         # (raw HTML in a Markdown file has its headings in the Markdown; a Word
         # or OpenDocument file's hand-made ones were found by its reader)
@@ -238,6 +257,36 @@ def _top_links(soup: Any) -> int:
             (box if box.name in ("p", "div", "li") else a).decompose()
             found += 1
     return found
+
+
+# How a page's <title> joins its own name to its site's: "Combat - Skirmish
+# SRD", "Combat | Starfall Tactics Rules", "Combat :: Wiki"
+_TITLE_PARTS = re.compile(r"\s+[-|\u2013\u2014:\u00b7\u2022]{1,2}\s+")
+
+
+def _shown_title(soup: Any, root: Any) -> str:
+    """The page's title as the page shows it above its text, not as a heading
+    (Wikidot's ``#page-title``, a wiki's headline box): its first line, when
+    that line is the ``<title>``'s first part ("Combat" of "Combat - Skirmish
+    SRD"; the rest is the site's name). The line is taken out, and names the
+    text before the first heading, which was named after the file. Nothing
+    when the first line is a heading (it titles its own section), or matches
+    a later part: that is the site's name over its pages ("Emberfall Wiki"
+    of "Combat - Emberfall Wiki"), and the sites that put their name first
+    ("Club - House Rules") are left as they were."""
+    title = (soup.head or soup).find("title")
+    first = next((s for s in root.find_all(string=True) if _WORD.search(s)), None)
+    if title is None or first is None or first.find_parent(_HEADING_TAGS) is not None:
+        return ""
+    shown = first.strip()
+    parts = [p for p in _TITLE_PARTS.split(_text(title)) if _WORD.search(p)]
+    if not parts or shown.casefold() != parts[0].casefold():
+        return ""
+    line = first
+    while line.parent is not None and line.parent is not root and _text(line.parent) == shown:
+        line = line.parent
+    line.extract()
+    return shown
 
 
 def _drop_hidden(heading: Any) -> None:

@@ -5,9 +5,14 @@ Navigation, headers, footers and asides outside the rules (``<main>``,
 roles, and the class names sites and wikis give menus, breadcrumbs, share
 boxes and "[edit]" links (``_is_chrome``); never by name a heading or a
 section, since documentation generators name a section after its heading,
-and a table named as navigation only when it is mostly links. Also here:
-link-dense boxes (``_link_dense``), permalinks (``_is_permalink``) and a
-Notion export's icons (``_notion_icons``).
+and a table named as navigation only when it is mostly links; and the
+classes that keep a box out of print (``d-print-none``), the page's own
+word that the box is not its text. Also here: link-dense boxes
+(``_link_dense``), permalinks (``_is_permalink``), a Notion export's icons
+(``_notion_icons``), links that only run the page's script
+(``_script_controls``), and what follows the box the rules are in
+(``_after_the_rules``): a wiki's tags and edit bar, a docs site's feedback
+line, which no name in the list above covered.
 
 Trade-off: markup, not rendering: a page that styles its menu as plain
 paragraphs with no telling markup keeps it as text.
@@ -45,14 +50,18 @@ _NEVER_BY_NAME = frozenset(
 
 # Class or id tokens of page chrome, as sites and MediaWiki name them.
 _CHROME_NAME = re.compile(
-    r"^(?:nav|navbar|navigation|menu|mainmenu|sidebar|breadcrumbs?|site-?header|"
+    r"^(?:nav|navbar|navigation|menu|mainmenu|side-?bar|breadcrumbs?|site-?header|"
     r"site-?footer|footer|header|toc|tocs|table-of-contents|crosslinks(?:-\w+)?|"
     r"skip-?link|mw-editsection|mw-jump-link|mw-navigation|noprint|printfooter|"
     r"catlinks|navbox|sectiontocs?|pagination|[\w-]*cookie[\w-]*|cc-(?:window|banner)|"
     r"sitesub|contentsub|sitenotice|jump-to-nav|copyright|comments|comments-area|comment-list|"
     r"page-footer|theme-edit-this-page|theme-last-updated|"
     r"sharedaddy|related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|"
-    r"social(?:-\w+)?|ca-[a-z-]+)$",
+    r"social(?:-\w+)?|ca-[a-z-]+|"
+    # what the page itself leaves out of print (Bootstrap's and Tailwind's
+    # utilities, the usual hand-written names): a site's menus, feedback
+    # boxes and footers, never its text
+    r"d-print-none|hidden-print|print:hidden|no-print|do-?not-?print|print-?hidden)$",
     re.I,
 )
 
@@ -153,7 +162,11 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # pandoc): a section, named for its heading
         return False
     named = [n for n in names if n and _CHROME_NAME.match(n)]
-    if named and all(n.lower() in _PROSE_BOX_NAMES for n in named) and _in_rules(el):
+    if (
+        named
+        and all(n.lower().replace("-", "") in _PROSE_BOX_NAMES for n in named)
+        and _in_rules(el)
+    ):
         # Inside the rules a "sidebar" box of prose is the book's (a designer's
         # sidebar, as tabletop books name a boxed aside), a "header" a
         # section's; the site's are mostly links
@@ -248,3 +261,107 @@ def _notion_icons(soup: Any) -> int:
     for icon in icons:
         icon.decompose()
     return len(icons)
+
+
+# Share of the page's words the box around its last heading must hold to be
+# the box its rules are in; what follows that box is the page's, not a rule's.
+RULES_SHARE = 0.5
+
+
+def _after_the_rules(root: Any) -> list[Any]:
+    """The page's boxes after the box its rules are in: a wiki's tags, "page
+    revision" line, edit bar and licence (Wikidot), a docs site's "Was this
+    helpful?" and "Previous / Next" (GitBook), a login dialog; read, they
+    ended the last rule. Not removed here: the caller drops them and counts.
+
+    The rules' box is the innermost box around the page's last heading that
+    holds at least ``RULES_SHARE`` of ``root``'s words: its headings and most
+    of its text say it is the rules, and a rule's text lies inside it (a
+    section runs to the end of its box). What comes after it, at every
+    level up to ``root``, goes, unless any of it holds a heading, is a
+    block of text that does not say what it is (``_bare_text``: a last
+    paragraph of errata after an ``<article>``), or a box like the rules'
+    own follows it (a book's next page: ``_alike``): then the rules go on
+    past the box, and nothing is dropped. Nothing
+    before the box is judged so: a title, a lead paragraph or an
+    introduction stands there. Trade-off: a page whose rules end in text
+    outside the box of its sections, with no heading of its own (an
+    appendix in a box beside the chapters), loses that text; a page with
+    fewer than two headings, or whose box holds too little of it, is read
+    whole."""
+    headings = root.find_all(_HEADING_TAGS)
+    if len(headings) < 2:
+        return []
+    total = len(_WORD.findall(root.get_text(" ")))
+    box = headings[-1].parent
+    while box is not None and box is not root:
+        if len(_WORD.findall(box.get_text(" "))) >= RULES_SHARE * total:
+            break
+        box = box.parent
+    if box is None or box is root:
+        return []
+    after: list[Any] = []
+    for level in [box, *box.parents]:
+        if level is root:
+            break
+        following = level.find_next_siblings(True)
+        if any(_alike(level, el) for el in following):
+            return []  # the rules run on in a box like their own (a book's next page)
+        after.extend(following)
+    if any(
+        el.name in _HEADINGS or el.find(_HEADING_TAGS) is not None or _bare_text(el) for el in after
+    ):
+        return []
+    return after
+
+
+# Blocks of text as a rule's are written: after the rules' box with no class
+# or id to say what they are, they are more of the rules ("Errata: none.")
+_TEXT_BLOCKS = ("p", "ul", "ol", "dl", "table", "blockquote", "pre", "div")
+
+
+def _bare_text(el: Any) -> bool:
+    """Is ``el`` a block of text that does not say what it is (no class, no
+    id), and is shown? A page's own boxes after its rules are named
+    ("page-info", "page-tags", a theme's utility classes); a paragraph at
+    the rules' level is text."""
+    return (
+        el.name in _TEXT_BLOCKS
+        and not el.get("class")
+        and not el.get("id")
+        and not _HIDDEN.search(str(el.get("style") or ""))
+        and _WORD.search(el.get_text(" ")) is not None
+    )
+
+
+# An inline style that hides its box (a login dialog kept for the script);
+# not dropped for it, since a folded example or a tab's panel is hidden so too
+_HIDDEN = re.compile(r"display\s*:\s*none", re.I)
+
+
+def _alike(box: Any, other: Any) -> bool:
+    """Are two boxes of one kind: the same tag and classes, or both bare
+    (no class, no id)? A page's boxes after its rules are each named for
+    what they are; a book's pages, a wiki's sections, are alike."""
+    if box.name != other.name:
+        return False
+    classes = (box.get("class") or [], other.get("class") or [])
+    if classes[0] or classes[1]:
+        return classes[0] == classes[1]
+    return not box.get("id") and not other.get("id")
+
+
+def _script_controls(soup: Any) -> int:
+    """Drop the links that only run the page's script, standing alone in their
+    block (Wikidot's "+ Show example" / "- Hide example" toggles, a "fold"
+    link): a control, as a button is, not text. A script link inside a
+    sentence (a footnote's mark) stays. How many."""
+    found = 0
+    for a in list(soup.find_all("a", href=True)):
+        if a.decomposed or not str(a.get("href")).strip().lower().startswith("javascript:"):
+            continue
+        box = a.parent
+        if box is not None and box.name in ("p", "div", "li") and _text(box) == _text(a):
+            box.decompose()
+            found += 1
+    return found

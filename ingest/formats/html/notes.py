@@ -3,7 +3,10 @@
 A page's notes (short texts a mark in the text links to, each linking
 back to its mark) go after the first block that cites each, as "[1] text",
 the mark in the text written "[1]", as the PDF and Markdown readers write
-them, so a quote carries its note.
+them, so a quote carries its note. A link that only runs a script naming
+one element of the page by id links to that element (``_script_links``:
+Wikidot's marks and links back), and a box of notes left with only its
+title once its notes have gone ("Footnotes") goes too.
 
 Trade-off: a note is known by its links both ways, not by a tool's names:
 a target that is or holds a heading (a section), a box of all the notes,
@@ -17,7 +20,12 @@ from typing import Any
 
 from ruleslawyer.ingest.formats.html.elements import _anchors, _first_text_child, _text
 
-_LEADING_EMPTY_BRACKETS = re.compile(r"^\[\s*\]\s*")
+# what a note's link back leaves before its text when it goes: docutils'
+# "[<a>1</a>]" leaves "[]", Wikidot's "<a>1</a>. text" a full stop
+_LEADING_EMPTY_BRACKETS = re.compile(r"^(?:\[\s*\]|[.)](?=\s))\s*")
+# the most words a box of notes keeps once its notes have gone (its title,
+# "Footnotes") for it to go too
+TITLE_WORDS = 3
 
 # A footnote's mark as its link reads: "1", "[1]", "a", "iv", "*", "†".
 _NOTE_MARK = re.compile(r"^\[?(\d{1,3}|[a-z]|[ivxl]{1,5}|[*\u2020\u2021\u00a7]{1,3})\]?$")
@@ -29,6 +37,26 @@ MAX_NOTE_CHARS = 3000  # the longest box taken whole as one footnote
 
 # What a footnote goes after: the block its mark sits in.
 _NOTE_ANCHORS = ("p", "li", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "div")
+
+
+# a quoted name in a script call: WIKIDOT.page.utils.scrollToReference('footnote-1')
+_QUOTED = re.compile(r"""["']([\w:.-]+)["']""")
+
+
+def _script_links(soup: Any) -> None:
+    """Make a link that only runs a script (``href="javascript:;"``) a link to
+    the element of the page its script names by id, where it names one
+    (Wikidot's footnote marks and their links back scroll so: ``onclick=
+    "...scrollToReference('footnote-1')"``), so its notes are known by
+    their links both ways as any page's are. One named id, or none: a call
+    naming two ids says nothing of which one it goes to."""
+    ids = {str(t.get("id")) for t in soup.find_all(id=True)}
+    for a in soup.find_all("a", href=True, onclick=True):
+        if not str(a.get("href")).strip().lower().startswith("javascript:"):
+            continue
+        named = {n for n in _QUOTED.findall(str(a.get("onclick"))) if n in ids}
+        if len(named) == 1:
+            a["href"] = f"#{named.pop()}"
 
 
 def _place_footnotes(soup: Any) -> int:
@@ -48,6 +76,7 @@ def _place_footnotes(soup: Any) -> int:
     note referred to in a table goes after the table, and one referred to
     in a list item at the end of that item.
     """
+    _script_links(soup)
     targets = _anchors(soup.find_all(True))
     sectionlike: dict[int, bool] = {}  # id(element) -> holds a heading or a section
 
@@ -82,6 +111,7 @@ def _place_footnotes(soup: Any) -> int:
     # What went with a moved note. (Not ``.decomposed``: on a live tag, bs4
     # looks for a child named so, through the whole subtree.)
     gone: set[int] = set()
+    holders: list[Any] = []  # the boxes the moved notes were in
     for ref in soup.find_all("a", href=True):
         if id(ref) in gone:  # a note's link back, gone with its note
             continue
@@ -123,6 +153,7 @@ def _place_footnotes(soup: Any) -> int:
         # "[<a>1</a>]" label): "[] It still counts" is "It still counts"
         text = _LEADING_EMPTY_BRACKETS.sub("", _text(body))
         gone.update(map(id, body.descendants))
+        holders.append(body.parent)
         body.decompose()
         label = mark.group(1)
         ref.clear()
@@ -137,4 +168,17 @@ def _place_footnotes(soup: Any) -> int:
             placed.get(id(at), at).insert_after(note)
             placed[id(at)] = note
         moved += 1
+    # A box of notes left with only its title ("Footnotes") goes too: a
+    # heading's stays, and titles its own empty section, which is dropped.
+    for box in holders:
+        if (
+            id(box) not in gone
+            and box.parent is not None
+            and box.name not in _NOT_NOTES
+            and box.find(_NOT_NOTES) is None
+            and len(_text(box).split()) <= TITLE_WORDS
+        ):
+            gone.update(map(id, box.descendants))
+            gone.add(id(box))
+            box.decompose()
     return moved

@@ -16,8 +16,11 @@ Tabber ``tabbertab``. Its label, in that order: the element its
 (``aria-controls``, ``href="#id"``); its own ``title`` or ``data-title``
 (Tabber); else the label in the same place in its tab set's row of labels
 (``role="tablist"``, or the toolkit's row), when the row has as many labels
-as the set has panels. Trade-off: the toolkits are named, so tabs of
-another kind, with no ARIA, read as before.
+as the set has panels. A set with neither ARIA nor a known class is known
+by its shape (``_shaped_sets``): a box holding only a list of short labels
+and, after it, a box of as many boxes, one per label (Wikidot's YUI tabs,
+Wiki.js's tabsets). Trade-off: tabs of another shape, with no ARIA and no
+known class, read as before.
 """
 
 from __future__ import annotations
@@ -71,9 +74,39 @@ def _own_label(panel: Any, soup: Any) -> str:
     return " ".join(str(panel.get("title") or panel.get("data-title") or "").split())
 
 
+# the most words a tab's label has, in a set known by its shape alone
+LABEL_WORDS = 5
+
+
+def _shaped_sets(soup: Any) -> None:
+    """Mark as tabs (ARIA's roles) the sets known only by their shape: a box
+    whose only parts are a list of N >= 2 short labels and then a box of
+    exactly N boxes, one per label. Each panel is there for one label; a
+    list of terms before their descriptions in boxes of their own reads the
+    same way, label before its text."""
+    for row in soup.find_all(["ul", "ol"]):
+        holder = row.parent
+        parts = holder.find_all(True, recursive=False) if holder is not None else []
+        if len(parts) != 2 or parts[0] is not row or _is_row(row):
+            continue
+        items = row.find_all("li", recursive=False)
+        boxes = parts[1].find_all(True, recursive=False)
+        if (
+            len(items) >= 2
+            and len(boxes) == len(items)
+            and all(0 < len(_text(i).split()) <= LABEL_WORDS for i in items)
+            and all(b.name == "div" and _text(b).strip() for b in boxes)
+            and not any(_is_panel(b) for b in boxes)
+        ):
+            row["role"] = "tablist"
+            for box in boxes:
+                box["role"] = "tabpanel"
+
+
 def label_tab_panels(soup: Any) -> int:
     """Put each tab panel's label before its text and drop the rows of labels
     (see the module docstring); how many rows were dropped."""
+    _shaped_sets(soup)
     panels = soup.find_all(_is_panel)
     if not panels:
         return 0
