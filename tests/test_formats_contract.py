@@ -403,6 +403,39 @@ def test_a_pandoc_inline_footnote_goes_with_its_rule() -> None:
     }
 
 
+def test_a_pandoc_grid_table_is_a_table() -> None:
+    """Pandoc's grid tables (the one kind that holds a cell over several
+    lines) were one line of border soup, "+------+ | Weapon | Range |...",
+    and an answer quoted it. Read by docutils' parser of the same tables:
+    one row per line, a wrapped cell joined, a cell spanning two columns
+    followed by an empty one, alignment colons allowed; one in a code block
+    is code, and one whose borders do not line up stays as written."""
+    md = (
+        "# Weapons\n\nEvery weapon:\n\n"
+        "+------------+-------+------------------------+\n"
+        "| Weapon     | Range | Special                |\n"
+        "+:===========+======:+========================+\n"
+        '| Plasma gun | 18"   | On a 1, the firer      |\n'
+        "|            |       | loses one wound.       |\n"
+        "+------------+-------+------------------------+\n"
+        "| Spans both columns | Never jams.            |\n"
+        "+------------+-------+------------------------+\n\n"
+        "```\n+----+\n| x  |\n+----+\n```\n\n"
+        "+-----+--+\n| bad | |\n+--+----+\n"
+    )
+    (unit,) = parse_file("r.md", md.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Every weapon:",
+        "Weapon | Range | Special",
+        'Plasma gun | 18" | On a 1, the firer loses one wound.',
+        "Spans both columns |  | Never jams.",
+        "+----+",
+        "| x  |",
+        "+----+",
+        "+-----+--+ | bad | | +--+----+",
+    ]
+
+
 def test_markdown_heading_attributes_are_not_part_of_the_title() -> None:
     """Pandoc, kramdown, MkDocs and Hugo put a heading's id and classes after it in
     braces (kramdown and Python-Markdown after a colon, "{: #jump }"); they made the

@@ -359,6 +359,71 @@ def _brew_blocks(text: str) -> tuple[str, int]:
     return "\n".join(lines), len(layout) + len(spacers) + styles
 
 
+# a grid table's border: "+-----+-----+", "+=====+" under its header, with
+# Pandoc's alignment colons ("+:----+")
+_GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=:]+\+)+[ \t]*$")
+_GRID_ROW = re.compile(r"^[ \t]*[|+].*[|+][ \t]*$")
+
+
+def _grid_tables(text: str) -> str:
+    """Pandoc's and reStructuredText's grid tables as pipe tables, which the
+    parser reads as it reads any table (one row per line, cells joined by
+    " | "); markdown-it has no grid tables, and read as text a table was one
+    line of border soup ("+------+ | Weapon | Range | ..."). docutils parses
+    them: cells over several lines (a wrapped cell, a cell's list) joined
+    into one, a cell spanning columns followed by empty ones, so its row's
+    cells stay under their headers. A table docutils cannot parse (a border
+    out of line) stays as it was; lines inside a code fence are the code's."""
+    if "+-" not in text and "+=" not in text and "+:" not in text:
+        return text
+    from docutils.parsers.rst.tableparser import GridTableParser, TableMarkupError
+    from docutils.statemachine import StringList
+
+    lines = text.split("\n")
+    out: list[str] = []
+    n = 0
+    code = False
+    while n < len(lines):
+        line = lines[n]
+        if _CODE_FENCE.match(line):
+            code = not code
+        if code or not _GRID_BORDER.match(line):
+            out.append(line)
+            n += 1
+            continue
+        end = n + 1
+        while end < len(lines) and _GRID_ROW.match(lines[end]):
+            end += 1
+        while end > n + 1 and not _GRID_BORDER.match(lines[end - 1]):
+            end -= 1  # a table ends on its border
+        indent = len(line) - len(line.lstrip())
+        block = [
+            (b.replace(":", "=" if "=" in b else "-") if _GRID_BORDER.match(b) else b)[indent:]
+            for b in lines[n:end]
+        ]
+        try:
+            widths, head, body = GridTableParser().parse(StringList([b.rstrip() for b in block]))
+        except (TableMarkupError, IndexError, ValueError):
+            out.extend(lines[n:end])
+            n = end
+            continue
+        rows = [
+            [
+                " ".join(" ".join(cell[3]).split()).replace("|", "\\|") if cell else ""
+                for cell in row
+            ]
+            for row in [*head, *body]
+        ]
+        if not rows:
+            out.extend(lines[n:end])
+            n = end
+            continue
+        table = [rows[0], ["---"] * len(widths), *rows[1:]]
+        out.extend(["", *("| " + " | ".join(r) + " |" for r in table), ""])
+        n = end
+    return "\n".join(out)
+
+
 def _aside_title(params: str) -> str:
     """The title a fenced block gives after its kind: "note Designer's note",
     ":::tip[Remember]"; not its kind or attributes alone."""
@@ -448,6 +513,7 @@ def outline_of(text: str) -> Outline:
     text, layout = _brew_blocks(text)
     if layout:
         outline.dropped["layout lines"] += layout
+    text = _grid_tables(text)
     text, hidden = _shown_markup(text)
     if hidden:
         outline.dropped["comments, embeds, tags and emoji codes"] += hidden

@@ -270,8 +270,9 @@ def _shown_title(soup: Any, root: Any) -> str:
     that line is the ``<title>``'s first part ("Combat" of "Combat - Skirmish
     SRD"; the rest is the site's name). The line is taken out, and names the
     text before the first heading, which was named after the file. Nothing
-    when the first line is a heading (it titles its own section), or matches
-    a later part: that is the site's name over its pages ("Emberfall Wiki"
+    when the first line is a heading (it titles its own section), is not a
+    block of its own (a table's first cell, a list's item, a bold term
+    opening its sentence), or matches a later part: that is the site's name over its pages ("Emberfall Wiki"
     of "Combat - Emberfall Wiki"), and the sites that put their name first
     ("Club - House Rules") are left as they were."""
     title = (soup.head or soup).find("title")
@@ -285,8 +286,15 @@ def _shown_title(soup: Any, root: Any) -> str:
     line = first
     while line.parent is not None and line.parent is not root and _text(line.parent) == shown:
         line = line.parent
+    # a block of its own, not a table's cell, a list's item or a term in its
+    # sentence ("<b>Charge</b>: a move that...")
+    if line.name not in ("div", "p", "header") or line.find_parent(_IN_ITEMS) is not None:
+        return ""
     line.extract()
     return shown
+
+
+_IN_ITEMS = ("table", "li", "dl", "ul", "ol")
 
 
 def _drop_hidden(heading: Any) -> None:

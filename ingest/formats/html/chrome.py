@@ -28,6 +28,7 @@ from ruleslawyer.ingest.formats.html.elements import (
     _HEADINGS,
     _MAIN_ROLE,
     _WORD,
+    _hidden,
     _text,
 )
 
@@ -171,6 +172,16 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # sidebar, as tabletop books name a boxed aside), a "header" a
         # section's; the site's are mostly links
         return _link_dense(el)
+    if (
+        named
+        and all(n.lower().replace("-", "") == "sidebar" for n in named)
+        and el.find_previous(_HEADING_TAGS) is not None
+    ):
+        # On a page that marks no rules, a sidebar after one of the book's
+        # headings stands among its sections: the book's, unless it is
+        # links. The site's own comes before them (a wiki's "side-bar",
+        # after its banner, whose heading went with it).
+        return _link_dense(el)
     return bool(named) or (
         any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n) and _link_dense(el)
     )
@@ -264,31 +275,41 @@ def _notion_icons(soup: Any) -> int:
 
 
 # Share of the page's words the box around its last heading must hold to be
-# the box its rules are in; what follows that box is the page's, not a rule's.
+# the box its rules are in.
 RULES_SHARE = 0.5
+# The most words a box after the rules may have and still be the page's label
+# ("page revision: 14, last edited: 16 Mar 2021", "Last updated 2 months ago",
+# a licence line), not a rule.
+LABEL_WORDS = 20
+# After the rules, always text: a table, an accordion's question and answer, a
+# definition list, a quotation, a figure (a table's frame).
+_ALWAYS_TEXT = ("table", "details", "dl", "blockquote", "pre", "figure")
+# A sentence as rules are written: four words or more, ended by a full stop.
+_SENTENCE = re.compile(r"\w+(?:[^\w.!?]+\w+){3,}[.!](?:\s|$)")
 
 
 def _after_the_rules(root: Any) -> list[Any]:
     """The page's boxes after the box its rules are in: a wiki's tags, "page
     revision" line, edit bar and licence (Wikidot), a docs site's "Was this
-    helpful?" and "Previous / Next" (GitBook), a login dialog; read, they
-    ended the last rule. Not removed here: the caller drops them and counts.
+    helpful?", "Previous / Next" and "Last updated" (GitBook), a comment
+    box; read, they ended the last rule. Not removed here: the caller drops
+    them and counts.
 
     The rules' box is the innermost box around the page's last heading that
-    holds at least ``RULES_SHARE`` of ``root``'s words: its headings and most
-    of its text say it is the rules, and a rule's text lies inside it (a
-    section runs to the end of its box). What comes after it, at every
-    level up to ``root``, goes, unless any of it holds a heading, is a
-    block of text that does not say what it is (``_bare_text``: a last
-    paragraph of errata after an ``<article>``), or a box like the rules'
-    own follows it (a book's next page: ``_alike``): then the rules go on
-    past the box, and nothing is dropped. Nothing
-    before the box is judged so: a title, a lead paragraph or an
-    introduction stands there. Trade-off: a page whose rules end in text
-    outside the box of its sections, with no heading of its own (an
-    appendix in a box beside the chapters), loses that text; a page with
-    fewer than two headings, or whose box holds too little of it, is read
-    whole."""
+    holds at least ``RULES_SHARE`` of ``root``'s words. What follows it, at
+    every level up to ``root``, goes only when all of it that is shown is
+    the page's own (``_page_label``): links, or a short label in a box
+    named for what it is. Anything else there means the rules go on past
+    the box, and nothing goes: text loose between tags, a box like the
+    rules' own (``_alike``: a book's next page), a heading, a table, a
+    paragraph that says nothing of what it is, a sentence, a block of the
+    rules' own kind (tag and class: a word processor classes every
+    paragraph alike). A box hidden by its style (a login dialog, a
+    keyword's pop-up) stays where it is, as before. Losing a rule costs more
+    than a footer line kept, so the test leans to keeping. Trade-off: a
+    short line with no full stop in a named box of its own after the last
+    section ("Heavy weapons: -1 when moving") goes with the page's.
+    """
     headings = root.find_all(_HEADING_TAGS)
     if len(headings) < 2:
         return []
@@ -304,64 +325,93 @@ def _after_the_rules(root: Any) -> list[Any]:
     for level in [box, *box.parents]:
         if level is root:
             break
-        following = level.find_next_siblings(True)
-        if any(_alike(level, el) for el in following):
-            return []  # the rules run on in a box like their own (a book's next page)
-        after.extend(following)
-    if any(
-        el.name in _HEADINGS or el.find(_HEADING_TAGS) is not None or _bare_text(el) for el in after
-    ):
+        for sibling in level.next_siblings:
+            if not hasattr(sibling, "find_all"):  # a string between the tags
+                if _WORD.search(str(sibling)):
+                    return []
+                continue
+            if _alike(level, sibling):
+                return []
+            if _WORD.search(sibling.get_text(" ")) and not _hidden(sibling):
+                after.append(sibling)
+    kinds = {_kind(el) for el in [box, *box.find_all(True)] if el.get("class")}
+    if not all(_page_label(el, kinds) for el in after):
         return []
     return after
 
 
-# Blocks of text as a rule's are written: after the rules' box with no class
-# or id to say what they are, they are more of the rules ("Errata: none.")
-_TEXT_BLOCKS = ("p", "ul", "ol", "dl", "table", "blockquote", "pre", "div")
+def _kind(el: Any) -> tuple[str, frozenset[str]]:
+    return el.name, frozenset(el.get("class") or ())
 
 
-def _bare_text(el: Any) -> bool:
-    """Is ``el`` a block of text that does not say what it is (no class, no
-    id), and is shown? A page's own boxes after its rules are named
-    ("page-info", "page-tags", a theme's utility classes); a paragraph at
-    the rules' level is text."""
-    return (
-        el.name in _TEXT_BLOCKS
-        and not el.get("class")
-        and not el.get("id")
-        and not _HIDDEN.search(str(el.get("style") or ""))
-        and _WORD.search(el.get_text(" ")) is not None
-    )
+def _page_label(el: Any, kinds: set[tuple[str, frozenset[str]]]) -> bool:
+    """Is ``el``, after the rules, the page's own: named (a class or an id),
+    holding no heading, nothing that is always text (``_ALWAYS_TEXT``) and
+    no block of the rules' kinds, and either mostly links or a label of at
+    most ``LABEL_WORDS`` words with no sentence in it?"""
+    if not (el.get("class") or el.get("id")) or el.name in _HEADINGS or el.name in _ALWAYS_TEXT:
+        return False
+    inside = el.find_all(True)
+    if any(t.name in _HEADINGS or t.name in _ALWAYS_TEXT for t in inside):
+        return False
+    if any(_kind(t) in kinds for t in [el, *inside] if t.get("class")):
+        return False
+    if _link_dense(el):
+        return True
+    text = el.get_text(" ")
+    return len(_WORD.findall(text)) <= LABEL_WORDS and not _SENTENCE.search(" ".join(text.split()))
 
 
-# An inline style that hides its box (a login dialog kept for the script);
-# not dropped for it, since a folded example or a tab's panel is hidden so too
-_HIDDEN = re.compile(r"display\s*:\s*none", re.I)
+# a number in an id: "page2-div", "page3-div" name one kind of box
+_DIGITS = re.compile(r"\d+")
 
 
 def _alike(box: Any, other: Any) -> bool:
-    """Are two boxes of one kind: the same tag and classes, or both bare
-    (no class, no id)? A page's boxes after its rules are each named for
-    what they are; a book's pages, a wiki's sections, are alike."""
+    """Are two boxes of one kind: the same tag, and a class in common, ids
+    alike but for their numbers, or neither named? A page's boxes after its
+    rules are each named for what they are; a book's pages ("page",
+    "page last-page"; "page2-div", "page3-div"), a wiki's sections, are
+    alike."""
     if box.name != other.name:
         return False
-    classes = (box.get("class") or [], other.get("class") or [])
-    if classes[0] or classes[1]:
-        return classes[0] == classes[1]
-    return not box.get("id") and not other.get("id")
+    classes = (set(box.get("class") or ()), set(other.get("class") or ()))
+    if classes[0] & classes[1]:
+        return True
+    ids = (str(box.get("id") or ""), str(other.get("id") or ""))
+    if all(ids) and _DIGITS.search(ids[0]) and _DIGITS.sub("", ids[0]) == _DIGITS.sub("", ids[1]):
+        return True
+    return not any(classes) and not any(ids)
+
+
+# the sign a toggle's label opens with: "+ Show example", "- Hide", "▸ Details"
+_TOGGLE_SIGN = re.compile(r"^\s*(?:\[[+-]\]|[+\-\u2212\u25b8\u25b6\u25ba\u25be\u25bc])\s*")
 
 
 def _script_controls(soup: Any) -> int:
-    """Drop the links that only run the page's script, standing alone in their
-    block (Wikidot's "+ Show example" / "- Hide example" toggles, a "fold"
-    link): a control, as a button is, not text. A script link inside a
-    sentence (a footnote's mark) stays. How many."""
+    """A toggle made of links that only run the page's script (Wikidot's
+    collapsible blocks: "+ Show example" alone in its box, then the hidden
+    box it unfolds, opening with "- Hide example"): the link that hides is
+    a control and goes; the one that shows names what it unfolds, and stays
+    a line without its sign ("Optional rule: Strafing runs"). Any other
+    script link stays: an army builder's link may be a rule's whole text.
+    How many went."""
     found = 0
     for a in list(soup.find_all("a", href=True)):
         if a.decomposed or not str(a.get("href")).strip().lower().startswith("javascript:"):
             continue
         box = a.parent
-        if box is not None and box.name in ("p", "div", "li") and _text(box) == _text(a):
-            box.decompose()
+        if box is None or box.name not in ("p", "div", "li") or _text(box) != _text(a):
+            continue
+        after = box.find_next_sibling(True)
+        if after is not None and _hidden(after):  # shows what follows
+            label = _TOGGLE_SIGN.sub("", _text(a))
+            box.clear()
+            box.append(label)
+        elif (
+            box.parent is not None
+            and _hidden(box.parent)
+            and box.find_previous_sibling(True) is None
+        ):
+            box.decompose()  # hides the box it opens
             found += 1
     return found

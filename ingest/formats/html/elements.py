@@ -117,3 +117,13 @@ def _css_rules(soup: Any) -> list[tuple[str, str]]:
         for sheet in soup.find_all("style")
         for rule in _CSS_RULE.findall(_CSS_COMMENT.sub("", sheet.get_text()))
     ]
+
+
+# An inline style that hides its box: a login dialog kept for the page's
+# script, a folded example, a tab's other panels
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.I)
+
+
+def _hidden(el: Any) -> bool:
+    """Is ``el`` hidden by its own markup (``hidden``, ``display: none``)?"""
+    return el.has_attr("hidden") or bool(_HIDDEN_STYLE.search(str(el.get("style") or "")))

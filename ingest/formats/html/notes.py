@@ -26,6 +26,9 @@ _LEADING_EMPTY_BRACKETS = re.compile(r"^(?:\[\s*\]|[.)](?=\s))\s*")
 # the most words a box of notes keeps once its notes have gone (its title,
 # "Footnotes") for it to go too
 TITLE_WORDS = 3
+# what such a box is: never a table's cell or a list's item, whose row or list
+# would lose its place
+_NOTE_BOXES = ("div", "ol", "ul", "dl", "aside")
 
 # A footnote's mark as its link reads: "1", "[1]", "a", "iv", "*", "†".
 _NOTE_MARK = re.compile(r"^\[?(\d{1,3}|[a-z]|[ivxl]{1,5}|[*\u2020\u2021\u00a7]{1,3})\]?$")
@@ -174,7 +177,7 @@ def _place_footnotes(soup: Any) -> int:
         if (
             id(box) not in gone
             and box.parent is not None
-            and box.name not in _NOT_NOTES
+            and box.name in _NOTE_BOXES
             and box.find(_NOT_NOTES) is None
             and len(_text(box).split()) <= TITLE_WORDS
         ):

@@ -18,8 +18,8 @@ Tabber ``tabbertab``. Its label, in that order: the element its
 (``role="tablist"``, or the toolkit's row), when the row has as many labels
 as the set has panels. A set with neither ARIA nor a known class is known
 by its shape (``_shaped_sets``): a box holding only a list of short labels
-and, after it, a box of as many boxes, one per label (Wikidot's YUI tabs,
-Wiki.js's tabsets). Trade-off: tabs of another shape, with no ARIA and no
+and, after it, a box of as many boxes, one label marked as chosen and one
+panel shown (Wikidot's YUI tabs, Wiki.js's tabsets). Trade-off: tabs of another shape, with no ARIA and no
 known class, read as before.
 """
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.elements import _text
+from ruleslawyer.ingest.formats.html.elements import _hidden, _text
 
 # a panel's class in toolkits that write no ARIA
 _PANEL_CLASSES = frozenset({"tab-pane", "tabbed-block", "wds-tab__content", "tabbertab"})
@@ -80,15 +80,19 @@ LABEL_WORDS = 5
 
 def _shaped_sets(soup: Any) -> None:
     """Mark as tabs (ARIA's roles) the sets known only by their shape: a box
-    whose only parts are a list of N >= 2 short labels and then a box of
-    exactly N boxes, one per label. Each panel is there for one label; a
-    list of terms before their descriptions in boxes of their own reads the
-    same way, label before its text."""
-    for row in soup.find_all(["ul", "ol"]):
+    whose only parts are a bulleted list of N >= 2 short labels and then a
+    box of exactly N boxes, one label marked as the one chosen (a class the
+    others lack: "selected", "is-active") and one panel shown, the rest
+    hidden by their style, or marked as chosen too. Without the chosen one
+    it is a list before some boxes (a unit card's keywords over its
+    profile), not tabs."""
+    for row in soup.find_all("ul"):
         holder = row.parent
         parts = holder.find_all(True, recursive=False) if holder is not None else []
         if len(parts) != 2 or parts[0] is not row or _is_row(row):
             continue
+        if any(_WORD_TEXT.search(str(s)) for s in holder.find_all(string=True, recursive=False)):
+            continue  # text of its own beside the list: not a tab set's box
         items = row.find_all("li", recursive=False)
         boxes = parts[1].find_all(True, recursive=False)
         if (
@@ -97,10 +101,26 @@ def _shaped_sets(soup: Any) -> None:
             and all(0 < len(_text(i).split()) <= LABEL_WORDS for i in items)
             and all(b.name == "div" and _text(b).strip() for b in boxes)
             and not any(_is_panel(b) for b in boxes)
+            and _one_chosen(items)
+            and (_one_chosen(boxes) or sum(not _hidden(b) for b in boxes) == 1)
         ):
             row["role"] = "tablist"
             for box in boxes:
                 box["role"] = "tabpanel"
+
+
+_WORD_TEXT = re.compile(r"\w")
+
+
+def _one_chosen(parts: list[Any]) -> bool:
+    """Does exactly one of ``parts`` carry a class none of the others has
+    (the chosen tab: "selected", "is-active"), the others all alike?"""
+    names = [_classes(p) for p in parts]
+    own = [
+        n - set().union(*(m for j, m in enumerate(names) if j != i)) for i, n in enumerate(names)
+    ]
+    others = [n for n, o in zip(names, own, strict=True) if not o]
+    return sum(1 for o in own if o) == 1 and all(n == others[0] for n in others)
 
 
 def label_tab_panels(soup: Any) -> int:
