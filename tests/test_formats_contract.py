@@ -408,8 +408,9 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
     lines) were one line of border soup, "+------+ | Weapon | Range |...",
     and an answer quoted it. Read by docutils' parser of the same tables:
     one row per line, a wrapped cell joined, a cell spanning two columns
-    followed by an empty one, alignment colons allowed; one in a code block
-    is code, and one whose borders do not line up stays as written."""
+    followed by an empty one, alignment colons allowed, one in a list item
+    kept in it; one in a code block, fenced or indented, is code, and one
+    whose borders do not line up stays as written."""
     md = (
         "# Weapons\n\nEvery weapon:\n\n"
         "+------------+-------+------------------------+\n"
@@ -421,6 +422,8 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "| Spans both columns | Never jams.            |\n"
         "+------------+-------+------------------------+\n\n"
         "```\n+----+\n| x  |\n+----+\n```\n\n"
+        "    +----+\n    | y  |\n    +----+\n\n"
+        "- Roll first:\n\n  +---+----+\n  | 1 | Go |\n  +---+----+\n\n"
         "+-----+--+\n| bad | |\n+--+----+\n"
     )
     (unit,) = parse_file("r.md", md.encode(), game="x").units
@@ -432,6 +435,11 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "+----+",
         "| x  |",
         "+----+",
+        "+----+",
+        "| y  |",
+        "+----+",
+        "- Roll first:",
+        "1 | Go",
         "+-----+--+ | bad | | +--+----+",
     ]
 

@@ -1744,16 +1744,6 @@ def test_a_wikidot_page_reads_as_its_rules_alone() -> None:
     assert result.dropped["the page's controls (show / hide)"] == 1
 
 
-def test_a_docs_sites_footer_inside_main_is_not_the_last_rule() -> None:
-    """GitBook ends every page, inside <main>, with "Was this helpful?", the
-    previous and next pages and "Last updated": it ended the last rule."""
-    result = parse_file("gitbook.html", (EDGES / "gitbook.html").read_bytes(), game="x")
-    assert result.units[-1].title == "Retreat"
-    assert result.units[-1].text.split("\n")[-1] == (
-        "A retreating squad may make one free attack before it moves."
-    )
-
-
 def _page(body: str, title: str = "Rules") -> bytes:
     return f"<html><head><title>{title}</title></head><body>{body}</body></html>".encode()
 
@@ -1763,31 +1753,34 @@ def _texts(page: bytes) -> dict[str, str]:
 
 
 def test_what_follows_the_rules_box_goes_only_when_it_is_the_pages() -> None:
-    """After the box holding the page's last heading, named boxes of links
-    or of a short label go (tags, "Last updated"); a box hidden by its style
-    stays where it is. Anything that may be rules keeps everything: a
-    heading, a table, an accordion, a sentence, a paragraph that says
-    nothing of what it is, a block of the rules' own kind (a word
-    processor classes every paragraph alike), text loose between tags, or
-    a box like the rules' own (a book's next page)."""
+    """After the box holding the page's last heading, named boxes that are
+    mostly links all together go (tags, an edit bar with its revision); a
+    box hidden by its style stays where it is. Anything that may be rules
+    keeps everything: a heading, a table, an accordion, a sentence, short
+    rule lines in a named box, a paragraph that says nothing of what it is,
+    text loose between tags, or a box like the rules' own (a book's next
+    page)."""
     rules = (
-        '<h2>Move</h2><p class="c0">Move six inches.</p>'
-        '<h2>Shoot</h2><p class="c0">Roll a die for each gun.</p>'
+        '<h2>Move</h2><p class="c0">A unit moves up to six inches, and may not move within one'
+        " inch of an enemy unless it charges; difficult ground halves its move.</p>"
+        '<h2>Shoot</h2><p class="c0">Roll a die for each gun. Each roll of four or more hits, and'
+        " a target in cover ignores the first hit.</p>"
     )
     tail = (
         '<div class="post-tags"><a href="/t/a">rules</a> <a href="/t/b">core</a></div>'
-        '<div class="post-meta">Last updated 2 months ago</div>'
+        '<div class="page-tools"><a href="/e">Edit</a> <a href="/h">History</a> revision 14</div>'
     )
     hidden = '<div style="display:none"><p>Scout: deploys last.</p></div>'
     named = _texts(_page(f'<div class="content">{rules}</div>{tail}{hidden}'))
-    assert named["Shoot"] == "Roll a die for each gun.\nScout: deploys last."
+    assert named["Shoot"].split("\n")[1:] == ["Scout: deploys last."]
     kept = [
         '<div class="more"><h3>Errata</h3><p>None yet.</p></div>',
         "<table class=summary><tr><td>Move</td><td>6</td></tr></table>",
         '<details class="faq"><summary>Can I run?</summary><p>No.</p></details>',
         '<div class="errata">A unit that ran may not shoot.</div>',
+        '<div class="rule-note">Heavy weapons: -1 to hit if the firer moved</div>',
+        '<div class="summary"><p>Move: 6 inches</p><p>Run: double Move</p></div>',
         "<p>Errata: none yet.</p>",
-        '<p class="c0">Errata: none yet.</p>',
         "<b>Errata:</b> none yet.",
         '<div class="content"><p>Errata: none yet.</p></div>',
     ]
@@ -1797,17 +1790,21 @@ def test_what_follows_the_rules_box_goes_only_when_it_is_the_pages() -> None:
 
 
 def test_boxes_the_page_leaves_out_of_print_are_not_rules() -> None:
-    """A docs theme's feedback box ("Was this page helpful?", under a heading
-    of its own) is marked as the page's, not the text's, by the class that
-    keeps it out of print (Bootstrap's d-print-none, Tailwind's print:hidden)."""
+    """A docs theme's feedback box ("Was this page helpful?" and its Yes / No
+    buttons, under a heading of its own) is marked as the page's by the class
+    that keeps it out of print (Bootstrap's d-print-none, Tailwind's
+    print:hidden), as is a box of links; a screen-only tip of prose, no
+    controls and no links, is still the rules'."""
     body = (
         "<main><h1>Combat</h1><p>Roll to hit.</p><h2>Retreat</h2><p>Move 6 inches away.</p>"
-        '<div class="d-print-none"><h2>Feedback</h2><p>Was this page helpful?</p></div>'
-        '<div class="print:hidden"><p>Edit this page</p></div></main>'
+        '<div class="d-print-none"><h2>Feedback</h2><p>Was this page helpful?</p>'
+        "<button>Yes</button><button>No</button></div>"
+        '<div class="print:hidden"><a href="/edit">Edit this page</a></div>'
+        '<div class="d-print-none"><p>Tip: terrain costs Woods 2, Rough 3.</p></div></main>'
     )
     texts = _texts(_page(body))
     assert list(texts) == ["Combat", "Retreat"]
-    assert texts["Retreat"] == "Move 6 inches away."
+    assert texts["Retreat"] == "Move 6 inches away.\nTip: terrain costs Woods 2, Rough 3."
 
 
 def test_the_title_a_page_shows_names_its_opening_text() -> None:
@@ -1878,3 +1875,39 @@ def test_the_reviews_look_alikes_read_as_before() -> None:
         '</td><td>1"</td></tr></table><h2>End</h2><p>Done.</p>'
     )
     assert _texts(_page(cell))["Arms"].split("\n")[1].count(" | ") == 2
+
+
+def test_the_second_reviews_look_alikes_read_as_before() -> None:
+    """A second review's probes: a hidden list of script links (a keyword
+    pop-up list) and a script link opening "-1" before a hidden box, a blog's
+    sidebar with headings of its own after the post, a line that is the
+    <title> and all the text before the first heading, and a unit card whose
+    keyword list and profile are classed apart, each read as it was."""
+    keywords = (
+        '<h2>Scouts</h2><p>They scout.</p><p><a href="javascript:;">Show keywords</a></p>'
+        '<ul style="display:none"><li><a href="javascript:;">Scout: deploy last</a></li>'
+        '<li><a href="javascript:;">Stealth: -1 to be hit</a></li></ul><h2>End</h2><p>Done.</p>'
+    )
+    assert _texts(_page(keywords))["Scouts"].split("\n")[-2:] == [
+        "- Scout: deploy last",
+        "- Stealth: -1 to be hit",
+    ]
+    minus = (
+        '<h2>Woods</h2><div><a href="javascript:;">-1 to hit when charging through woods</a></div>'
+        '<div style="display:none">More.</div><h2>End</h2><p>Done.</p>'
+    )
+    assert _texts(_page(minus))["Woods"].startswith("-1 to hit when charging")
+    blog = (
+        '<div id="content"><h2>Move</h2><p>Move six inches.</p></div><div id="sidebar">'
+        "<h3>About me</h3><p>I have played since 1985.</p><h3>Archives</h3>"
+        '<ul><li><a href="/2019">2019</a></li></ul></div>'
+    )
+    assert list(_texts(_page(blog))) == ["Move"]
+    alone = "<p>Always round up</p><h2>Move</h2><p>Move six.</p><h2>Shoot</h2><p>Roll.</p>"
+    assert "Always round up" in _texts(_page(alone, "Always round up | House rules")).values()
+    card = (
+        '<h2>Knights</h2><div class="unit"><ul><li class="cost">Cavalry</li><li>Elite</li></ul>'
+        '<div><div class="stat">Move 8</div><div class="stat special">Lance: +1 when charging'
+        "</div></div></div><h2>End</h2><p>Done.</p>"
+    )
+    assert _texts(_page(card))["Knights"].split("\n")[:2] == ["- Cavalry", "- Elite"]

@@ -372,27 +372,34 @@ def _grid_tables(text: str) -> str:
     line of border soup ("+------+ | Weapon | Range | ..."). docutils parses
     them: cells over several lines (a wrapped cell, a cell's list) joined
     into one, a cell spanning columns followed by empty ones, so its row's
-    cells stay under their headers. A table docutils cannot parse (a border
-    out of line) stays as it was; lines inside a code fence are the code's."""
+    cells stay under their headers; a table indented in a list item stays
+    in it. A table docutils cannot parse (a border out of line) stays as it
+    was, as does one in code: where the code is, fenced or indented, is
+    what markdown-it itself finds. Trade-off: a drawing of boxes in the
+    text, not in code, that is a grid ("+---+---+" over "| A | B |") reads
+    as a table's row, as Pandoc renders it."""
     if "+-" not in text and "+=" not in text and "+:" not in text:
         return text
     from docutils.parsers.rst.tableparser import GridTableParser, TableMarkupError
     from docutils.statemachine import StringList
 
     lines = text.split("\n")
+    code = {
+        n
+        for tok in _parser().parse(text)
+        if tok.type in ("fence", "code_block") and tok.map
+        for n in range(*tok.map)
+    }
     out: list[str] = []
     n = 0
-    code = False
     while n < len(lines):
         line = lines[n]
-        if _CODE_FENCE.match(line):
-            code = not code
-        if code or not _GRID_BORDER.match(line):
+        if n in code or not _GRID_BORDER.match(line):
             out.append(line)
             n += 1
             continue
         end = n + 1
-        while end < len(lines) and _GRID_ROW.match(lines[end]):
+        while end < len(lines) and end not in code and _GRID_ROW.match(lines[end]):
             end += 1
         while end > n + 1 and not _GRID_BORDER.match(lines[end - 1]):
             end -= 1  # a table ends on its border
@@ -414,12 +421,13 @@ def _grid_tables(text: str) -> str:
             ]
             for row in [*head, *body]
         ]
-        if not rows:
+        if not any(cell for row in rows for cell in row):  # borders alone: a drawn line
             out.extend(lines[n:end])
             n = end
             continue
         table = [rows[0], ["---"] * len(widths), *rows[1:]]
-        out.extend(["", *("| " + " | ".join(r) + " |" for r in table), ""])
+        pad = line[:indent]
+        out.extend(["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""])
         n = end
     return "\n".join(out)
 

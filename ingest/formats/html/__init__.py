@@ -272,7 +272,8 @@ def _shown_title(soup: Any, root: Any) -> str:
     text before the first heading, which was named after the file. Nothing
     when the first line is a heading (it titles its own section), is not a
     block of its own (a table's first cell, a list's item, a bold term
-    opening its sentence), or matches a later part: that is the site's name over its pages ("Emberfall Wiki"
+    opening its sentence), is all the text before the first heading, or
+    matches a later part: that is the site's name over its pages ("Emberfall Wiki"
     of "Combat - Emberfall Wiki"), and the sites that put their name first
     ("Club - House Rules") are left as they were."""
     title = (soup.head or soup).find("title")
@@ -289,6 +290,14 @@ def _shown_title(soup: Any, root: Any) -> str:
     # a block of its own, not a table's cell, a list's item or a term in its
     # sentence ("<b>Charge</b>: a move that...")
     if line.name not in ("div", "p", "header") or line.find_parent(_IN_ITEMS) is not None:
+        return ""
+    # ... with text of its own after it, before any heading: a line that is
+    # all the page says there is that text, not its title
+    after = next(
+        (t for t in line.find_all_next(string=True) if _WORD.search(t) and line not in t.parents),
+        None,
+    )
+    if after is None or after.find_parent(_HEADING_TAGS) is not None:
         return ""
     line.extract()
     return shown

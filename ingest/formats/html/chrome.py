@@ -58,13 +58,18 @@ _CHROME_NAME = re.compile(
     r"sitesub|contentsub|sitenotice|jump-to-nav|copyright|comments|comments-area|comment-list|"
     r"page-footer|theme-edit-this-page|theme-last-updated|"
     r"sharedaddy|related|related-(?:articles|posts|pages|links)|share(?:-\w+)?|"
-    r"social(?:-\w+)?|ca-[a-z-]+|"
-    # what the page itself leaves out of print (Bootstrap's and Tailwind's
-    # utilities, the usual hand-written names): a site's menus, feedback
-    # boxes and footers, never its text
-    r"d-print-none|hidden-print|print:hidden|no-print|do-?not-?print|print-?hidden)$",
+    r"social(?:-\w+)?|ca-[a-z-]+)$",
     re.I,
 )
+
+# What the page itself leaves out of print (Bootstrap's and Tailwind's
+# utilities, the usual hand-written names): a site's menus, feedback boxes and
+# footers; chrome when it is links or holds a form's controls ("Was this page
+# helpful? Yes / No"), since a screen-only tip may still be a rule's
+_PRINT_HIDDEN = re.compile(
+    r"^(?:d-print-none|hidden-print|print:hidden|no-print|do-?not-?print|print-?hidden)$", re.I
+)
+_CONTROLS = ("button", "input", "select", "textarea")
 
 # ... but inside the rules (``<main>``, ``<article>``, ``<section>``) these
 # name a box of the book's own, chrome only when it is mostly links
@@ -162,6 +167,8 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
         # <div class="section" id="navigation"><h2>Navigation</h2> (older Sphinx,
         # pandoc): a section, named for its heading
         return False
+    if any(_PRINT_HIDDEN.match(n) for n in names if n):
+        return _link_dense(el) or el.find(_CONTROLS) is not None
     named = [n for n in names if n and _CHROME_NAME.match(n)]
     if (
         named
@@ -175,12 +182,15 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
     if (
         named
         and all(n.lower().replace("-", "") == "sidebar" for n in named)
+        and not _has_rules_root(el)
         and el.find_previous(_HEADING_TAGS) is not None
+        and el.find(_HEADING_TAGS) is None
     ):
-        # On a page that marks no rules, a sidebar after one of the book's
-        # headings stands among its sections: the book's, unless it is
-        # links. The site's own comes before them (a wiki's "side-bar",
-        # after its banner, whose heading went with it).
+        # On a page that marks no rules, a sidebar of prose after one of the
+        # book's headings stands among its sections: the book's (a
+        # designer's aside), unless it is links. The site's own comes
+        # before them (a wiki's "side-bar", after its banner, whose heading
+        # went with it) or holds headings of its own ("About me", "Archives").
         return _link_dense(el)
     return bool(named) or (
         any(_LINKS_NAME.match(n) or _ACTIONS_NAME.match(n) for n in names if n) and _link_dense(el)
@@ -277,38 +287,30 @@ def _notion_icons(soup: Any) -> int:
 # Share of the page's words the box around its last heading must hold to be
 # the box its rules are in.
 RULES_SHARE = 0.5
-# The most words a box after the rules may have and still be the page's label
-# ("page revision: 14, last edited: 16 Mar 2021", "Last updated 2 months ago",
-# a licence line), not a rule.
-LABEL_WORDS = 20
 # After the rules, always text: a table, an accordion's question and answer, a
 # definition list, a quotation, a figure (a table's frame).
 _ALWAYS_TEXT = ("table", "details", "dl", "blockquote", "pre", "figure")
-# A sentence as rules are written: four words or more, ended by a full stop.
-_SENTENCE = re.compile(r"\w+(?:[^\w.!?]+\w+){3,}[.!](?:\s|$)")
 
 
 def _after_the_rules(root: Any) -> list[Any]:
     """The page's boxes after the box its rules are in: a wiki's tags, "page
-    revision" line, edit bar and licence (Wikidot), a docs site's "Was this
-    helpful?", "Previous / Next" and "Last updated" (GitBook), a comment
-    box; read, they ended the last rule. Not removed here: the caller drops
-    them and counts.
+    revision" line, edit bar, footer and licence (Wikidot); read, they ended
+    the last rule. Not removed here: the caller drops them and counts.
 
     The rules' box is the innermost box around the page's last heading that
     holds at least ``RULES_SHARE`` of ``root``'s words. What follows it, at
-    every level up to ``root``, goes only when all of it that is shown is
-    the page's own (``_page_label``): links, or a short label in a box
-    named for what it is. Anything else there means the rules go on past
-    the box, and nothing goes: text loose between tags, a box like the
-    rules' own (``_alike``: a book's next page), a heading, a table, a
-    paragraph that says nothing of what it is, a sentence, a block of the
-    rules' own kind (tag and class: a word processor classes every
-    paragraph alike). A box hidden by its style (a login dialog, a
-    keyword's pop-up) stays where it is, as before. Losing a rule costs more
-    than a footer line kept, so the test leans to keeping. Trade-off: a
-    short line with no full stop in a named box of its own after the last
-    section ("Heavy weapons: -1 when moving") goes with the page's.
+    every level up to ``root``, goes only when it is the page's own: named
+    boxes (a class or an id) whose shown words are, all together, at least
+    ``LINK_SHARE`` link text, as a page's tags, tools and footer are, with
+    no heading, nothing that is always text (``_ALWAYS_TEXT``) and nothing
+    hidden inside them (a folded rule). Anything else there means the rules
+    go on past the box, and nothing goes: text loose between tags, a box
+    like the rules' own (``_alike``: a book's next page), an unnamed
+    paragraph, a box of short rule lines ("Move: 6 inches"). A box hidden
+    by its style (a login dialog, a keyword's pop-up) stays where it is.
+    Losing a rule costs more than a footer line kept, so the test leans to
+    keeping: a docs site's "Was this helpful?" and "Last updated" (GitBook),
+    mostly words, not links, stay, as do a blog's comments.
     """
     headings = root.find_all(_HEADING_TAGS)
     if len(headings) < 2:
@@ -334,32 +336,23 @@ def _after_the_rules(root: Any) -> list[Any]:
                 return []
             if _WORD.search(sibling.get_text(" ")) and not _hidden(sibling):
                 after.append(sibling)
-    kinds = {_kind(el) for el in [box, *box.find_all(True)] if el.get("class")}
-    if not all(_page_label(el, kinds) for el in after):
+    if not after or not all(_the_pages(el) for el in after):
         return []
-    return after
+    words = sum(len(_WORD.findall(el.get_text(" "))) for el in after)
+    linked = sum(len(_WORD.findall(a.get_text(" "))) for el in after for a in el.find_all("a"))
+    return after if linked >= LINK_SHARE * words else []
 
 
-def _kind(el: Any) -> tuple[str, frozenset[str]]:
-    return el.name, frozenset(el.get("class") or ())
-
-
-def _page_label(el: Any, kinds: set[tuple[str, frozenset[str]]]) -> bool:
-    """Is ``el``, after the rules, the page's own: named (a class or an id),
-    holding no heading, nothing that is always text (``_ALWAYS_TEXT``) and
-    no block of the rules' kinds, and either mostly links or a label of at
-    most ``LABEL_WORDS`` words with no sentence in it?"""
+def _the_pages(el: Any) -> bool:
+    """Could ``el``, after the rules, be the page's own: named (a class or an
+    id), holding no heading, nothing that is always text (``_ALWAYS_TEXT``)
+    and nothing hidden (a fold's rule)?"""
     if not (el.get("class") or el.get("id")) or el.name in _HEADINGS or el.name in _ALWAYS_TEXT:
         return False
-    inside = el.find_all(True)
-    if any(t.name in _HEADINGS or t.name in _ALWAYS_TEXT for t in inside):
-        return False
-    if any(_kind(t) in kinds for t in [el, *inside] if t.get("class")):
-        return False
-    if _link_dense(el):
-        return True
-    text = el.get_text(" ")
-    return len(_WORD.findall(text)) <= LABEL_WORDS and not _SENTENCE.search(" ".join(text.split()))
+    return not any(
+        t.name in _HEADINGS or t.name in _ALWAYS_TEXT or (_hidden(t) and _WORD.search(t.get_text()))
+        for t in el.find_all(True)
+    )
 
 
 # a number in an id: "page2-div", "page3-div" name one kind of box
@@ -383,35 +376,57 @@ def _alike(box: Any, other: Any) -> bool:
     return not any(classes) and not any(ids)
 
 
-# the sign a toggle's label opens with: "+ Show example", "- Hide", "▸ Details"
-_TOGGLE_SIGN = re.compile(r"^\s*(?:\[[+-]\]|[+\-\u2212\u25b8\u25b6\u25ba\u25be\u25bc])\s*")
+# the sign a toggle's label opens with, a space after it: "+ Show example",
+# "- Hide", "▸ Details" (not the minus of "-1 to hit")
+_TOGGLE_SIGN = re.compile(r"^\s*(?:\[[+-]\]|[+\-\u2212\u25b8\u25b6\u25ba\u25be\u25bc](?=\s))\s*")
+# the most words a fold's "hide" link has ("- Hide example")
+TOGGLE_WORDS = 4
 
 
 def _script_controls(soup: Any) -> int:
-    """A toggle made of links that only run the page's script (Wikidot's
+    """A fold made of links that only run the page's script (Wikidot's
     collapsible blocks: "+ Show example" alone in its box, then the hidden
-    box it unfolds, opening with "- Hide example"): the link that hides is
-    a control and goes; the one that shows names what it unfolds, and stays
-    a line without its sign ("Optional rule: Strafing runs"). Any other
-    script link stays: an army builder's link may be a rule's whole text.
+    box it unfolds, which opens with "- Hide example" alone in a box of its
+    own before what it hides): the link that hides is a control and goes;
+    the one that shows names what it unfolds, and stays a line without its
+    sign ("Optional rule: Strafing runs"). Only the pair is a fold: any
+    other script link stays as it is (an army builder's link, or a hidden
+    list of them, may be a rule's whole text; a dice roller's "- Roll 2D6"
+    before its hidden result). Everything is decided before anything goes.
     How many went."""
-    found = 0
-    for a in list(soup.find_all("a", href=True)):
-        if a.decomposed or not str(a.get("href")).strip().lower().startswith("javascript:"):
-            continue
+
+    def alone(a: Any) -> Any:
         box = a.parent
-        if box is None or box.name not in ("p", "div", "li") or _text(box) != _text(a):
-            continue
-        after = box.find_next_sibling(True)
-        if after is not None and _hidden(after):  # shows what follows
-            label = _TOGGLE_SIGN.sub("", _text(a))
-            box.clear()
-            box.append(label)
-        elif (
-            box.parent is not None
-            and _hidden(box.parent)
+        scripted = str(a.get("href")).strip().lower().startswith("javascript:")
+        fits = box is not None and box.name in ("p", "div", "li") and _text(box) == _text(a)
+        return box if scripted and fits else None
+
+    hides: dict[int, Any] = {}  # id of the hidden fold -> its "hide" link's box
+    for a in soup.find_all("a", href=True):
+        box = alone(a)
+        fold = box.parent if box is not None else None
+        if (
+            box is not None
+            and box.name == "div"
+            and fold is not None
+            and _hidden(fold)
             and box.find_previous_sibling(True) is None
+            and box.find_next_sibling(True) is not None
+            and len(_text(a).split()) <= TOGGLE_WORDS
         ):
-            box.decompose()  # hides the box it opens
-            found += 1
-    return found
+            hides[id(fold)] = box
+    shows: list[tuple[Any, Any]] = []
+    for a in soup.find_all("a", href=True):
+        box = alone(a)
+        after = box.find_next_sibling(True) if box is not None else None
+        if after is not None and id(after) in hides:  # shows the fold after it
+            shows.append((box, a))
+    folds = {id(box.find_next_sibling(True)) for box, _ in shows}
+    for box, a in shows:
+        label = _TOGGLE_SIGN.sub("", _text(a))
+        box.clear()
+        box.append(label)
+    gone = [box for fold, box in hides.items() if fold in folds]
+    for box in gone:
+        box.decompose()
+    return len(gone)

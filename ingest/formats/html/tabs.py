@@ -82,10 +82,10 @@ def _shaped_sets(soup: Any) -> None:
     """Mark as tabs (ARIA's roles) the sets known only by their shape: a box
     whose only parts are a bulleted list of N >= 2 short labels and then a
     box of exactly N boxes, one label marked as the one chosen (a class the
-    others lack: "selected", "is-active") and one panel shown, the rest
-    hidden by their style, or marked as chosen too. Without the chosen one
-    it is a list before some boxes (a unit card's keywords over its
-    profile), not tabs."""
+    others lack: "selected", "is-active") and the panel in its place the one
+    shown (the rest hidden by their style), or marked as chosen too. Without
+    them it is a list before some boxes (a unit card's keywords over its
+    profile, one keyword and one stat line classed apart), not tabs."""
     for row in soup.find_all("ul"):
         holder = row.parent
         parts = holder.find_all(True, recursive=False) if holder is not None else []
@@ -101,8 +101,8 @@ def _shaped_sets(soup: Any) -> None:
             and all(0 < len(_text(i).split()) <= LABEL_WORDS for i in items)
             and all(b.name == "div" and _text(b).strip() for b in boxes)
             and not any(_is_panel(b) for b in boxes)
-            and _one_chosen(items)
-            and (_one_chosen(boxes) or sum(not _hidden(b) for b in boxes) == 1)
+            and _chosen(items) is not None
+            and _chosen(items) == _shown(boxes)
         ):
             row["role"] = "tablist"
             for box in boxes:
@@ -112,15 +112,26 @@ def _shaped_sets(soup: Any) -> None:
 _WORD_TEXT = re.compile(r"\w")
 
 
-def _one_chosen(parts: list[Any]) -> bool:
-    """Does exactly one of ``parts`` carry a class none of the others has
-    (the chosen tab: "selected", "is-active"), the others all alike?"""
+def _chosen(parts: list[Any]) -> int | None:
+    """The place of the one part of ``parts`` carrying a class none of the
+    others has (the chosen tab: "selected", "is-active"), the others all
+    alike; None if there is no such one part."""
     names = [_classes(p) for p in parts]
     own = [
         n - set().union(*(m for j, m in enumerate(names) if j != i)) for i, n in enumerate(names)
     ]
+    chosen = [i for i, o in enumerate(own) if o]
     others = [n for n, o in zip(names, own, strict=True) if not o]
-    return sum(1 for o in own if o) == 1 and all(n == others[0] for n in others)
+    if len(chosen) != 1 or any(n != others[0] for n in others):
+        return None
+    return chosen[0]
+
+
+def _shown(panels: list[Any]) -> int | None:
+    """The place of the one panel shown: the only one not hidden by its
+    style, else the only one marked as chosen (a class the others lack)."""
+    shown = [i for i, p in enumerate(panels) if not _hidden(p)]
+    return shown[0] if len(shown) == 1 else _chosen(panels)
 
 
 def label_tab_panels(soup: Any) -> int:
