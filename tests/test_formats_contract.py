@@ -444,6 +444,41 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
     ]
 
 
+def test_a_pandoc_simple_table_is_a_table() -> None:
+    """Pandoc's simple tables (a header over runs of dashes, one per column,
+    or rows between two such lines) read as a rule line, and every row ran
+    into one line ("Knife 0" 1 Grenade 6" 2"). Each row is cut between the
+    columns' runs, right-aligned cells too; a word across a cut, a rule of
+    one run (a heading's underline) and a table in code stay as written."""
+    md = (
+        "# Weapons\n\n"
+        "  Weapon   Range  Damage\n"
+        "--------  ------  ------\n"
+        '  Knife       0"       1\n'
+        '  Grenade     6"       2\n\n'
+        "-------  -----\n"
+        "     12  Twelve\n"
+        "    123  Many\n"
+        "-------  -----\n\n"
+        "-----  -----\n"
+        "abcdefghijklmn\n"
+        "-----  -----\n\n"
+        "```\na    b\n---  ---\n1    2\n```\n"
+    )
+    (unit,) = parse_file("r.md", md.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Weapon | Range | Damage",
+        'Knife | 0" | 1',
+        'Grenade | 6" | 2',
+        "12 | Twelve",
+        "123 | Many",
+        "abcdefghijklmn",
+        "a    b",
+        "---  ---",
+        "1    2",
+    ]
+
+
 def test_markdown_heading_attributes_are_not_part_of_the_title() -> None:
     """Pandoc, kramdown, MkDocs and Hugo put a heading's id and classes after it in
     braces (kramdown and Python-Markdown after a colon, "{: #jump }"); they made the

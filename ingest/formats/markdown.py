@@ -384,12 +384,7 @@ def _grid_tables(text: str) -> str:
     from docutils.statemachine import StringList
 
     lines = text.split("\n")
-    code = {
-        n
-        for tok in _parser().parse(text)
-        if tok.type in ("fence", "code_block") and tok.map
-        for n in range(*tok.map)
-    }
+    code = _code_lines(text)
     out: list[str] = []
     n = 0
     while n < len(lines):
@@ -430,6 +425,77 @@ def _grid_tables(text: str) -> str:
         out.extend(["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""])
         n = end
     return "\n".join(out)
+
+
+def _code_lines(text: str, kinds: tuple[str, ...] = ("fence", "code_block")) -> set[int]:
+    """The numbers of the lines markdown-it reads as code: fenced or indented,
+    or only the ``kinds`` asked for."""
+    return {
+        n for tok in _parser().parse(text) if tok.type in kinds and tok.map for n in range(*tok.map)
+    }
+
+
+# a simple table's rule: two or more runs of dashes, apart ("-----  ------")
+_DASH_GROUPS = re.compile(r"^[ \t]*-{3,}(?:[ \t]+-{3,})+[ \t]*$", re.M)
+
+
+def _simple_tables(text: str) -> str:
+    """Pandoc's simple tables as pipe tables: a header line over runs of
+    dashes, one per column, then a row per line to a blank line; or, with no
+    header, rows between two such lines. Read as Markdown, the dashes were a
+    rule line and every row ran into one line ("Knife 0 1 Grenade 6 2"). A
+    row is cut between the columns' runs of dashes, halfway across the gap;
+    a table with a word across a cut, or in code, stays as it was."""
+    if not _DASH_GROUPS.search(text):
+        return text
+    lines = text.split("\n")
+    code = _code_lines(text)
+    # a right-aligned cell opens its row with spaces, which after the rule
+    # markdown-it reads as indented code: only a fence ends the rows
+    fenced = _code_lines(text, ("fence",))
+    out: list[str] = []
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if n in code or not _DASH_GROUPS.match(line):
+            out.append(line)
+            n += 1
+            continue
+        has_head = n > 0 and bool(lines[n - 1].strip()) and n - 1 not in code
+        end = n + 1
+        while (
+            end < len(lines)
+            and lines[end].strip()
+            and end not in fenced
+            and not _DASH_GROUPS.match(lines[end])
+        ):
+            end += 1
+        closed = end < len(lines) and bool(_DASH_GROUPS.match(lines[end]))
+        runs = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
+        cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
+        source = ([lines[n - 1]] if has_head else []) + lines[n + 1 : end]
+        rows = [_cut_row(row, cuts) for row in source]
+        if (not has_head and not closed) or end == n + 1 or any(r is None for r in rows):
+            out.append(line)
+            n += 1
+            continue
+        if has_head:
+            out.pop()  # the header line, already passed on
+        cells = [r for r in rows if r is not None]
+        pad = line[: len(line) - len(line.lstrip())]
+        table = [cells[0], ["---"] * len(runs), *cells[1:]]
+        out.extend(["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""])
+        n = end + 1 if closed else end
+    return "\n".join(out)
+
+
+def _cut_row(row: str, cuts: list[int]) -> list[str] | None:
+    """A simple table's row cut into its cells at ``cuts``; None when a word
+    runs across a cut (not a table's row)."""
+    if any(0 < c < len(row) and not row[c - 1].isspace() and not row[c].isspace() for c in cuts):
+        return None
+    edges = [0, *cuts, max(len(row), cuts[-1] if cuts else 0)]
+    return [row[a:b].strip().replace("|", "\\|") for a, b in pairwise(edges)]
 
 
 def _aside_title(params: str) -> str:
@@ -521,7 +587,7 @@ def outline_of(text: str) -> Outline:
     text, layout = _brew_blocks(text)
     if layout:
         outline.dropped["layout lines"] += layout
-    text = _grid_tables(text)
+    text = _simple_tables(_grid_tables(text))
     text, hidden = _shown_markup(text)
     if hidden:
         outline.dropped["comments, embeds, tags and emoji codes"] += hidden
