@@ -404,7 +404,7 @@ def _grid_tables(text: str) -> str:
             for b in lines[n:end]
         ]
         try:
-            widths, head, body = GridTableParser().parse(StringList([b.rstrip() for b in block]))
+            _, head, body = GridTableParser().parse(StringList([b.rstrip() for b in block]))
         except (TableMarkupError, IndexError, ValueError):
             out.extend(lines[n:end])
             n = end
@@ -420,11 +420,16 @@ def _grid_tables(text: str) -> str:
             out.extend(lines[n:end])
             n = end
             continue
-        table = [rows[0], ["---"] * len(widths), *rows[1:]]
-        pad = line[:indent]
-        out.extend(["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""])
+        out.extend(_pipe_table(rows, line[:indent]))
         n = end
     return "\n".join(out)
+
+
+def _pipe_table(rows: list[list[str]], pad: str) -> list[str]:
+    """``rows`` (the first the header) as a pipe table's lines, indented by
+    ``pad`` (a list item's), set apart by blank lines."""
+    table = [rows[0], ["---"] * len(rows[0]), *rows[1:]]
+    return ["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""]
 
 
 def _code_lines(text: str, kinds: tuple[str, ...] = ("fence", "code_block")) -> set[int]:
@@ -482,9 +487,7 @@ def _simple_tables(text: str) -> str:
         if has_head:
             out.pop()  # the header line, already passed on
         cells = [r for r in rows if r is not None]
-        pad = line[: len(line) - len(line.lstrip())]
-        table = [cells[0], ["---"] * len(runs), *cells[1:]]
-        out.extend(["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""])
+        out.extend(_pipe_table(cells, line[: len(line) - len(line.lstrip())]))
         n = end + 1 if closed else end
     return "\n".join(out)
 
