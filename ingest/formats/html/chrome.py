@@ -29,6 +29,7 @@ from ruleslawyer.ingest.formats.html.elements import (
     _MAIN_ROLE,
     _WORD,
     _hidden,
+    _runs_script,
     _text,
 )
 
@@ -232,8 +233,13 @@ def _holds_the_page(el: Any) -> bool:
 
 
 def _link_dense(el: Any) -> bool:
-    words = len(_WORD.findall(el.get_text(" ")))
-    linked = sum(len(_WORD.findall(a.get_text(" "))) for a in el.find_all("a"))
+    return _mostly_links([el])
+
+
+def _mostly_links(boxes: list[Any]) -> bool:
+    """Are at least ``LINK_SHARE`` of the words of ``boxes``, all together, link text?"""
+    words = sum(len(_WORD.findall(el.get_text(" "))) for el in boxes)
+    linked = sum(len(_WORD.findall(a.get_text(" "))) for el in boxes for a in el.find_all("a"))
     return words > 0 and linked >= LINK_SHARE * words
 
 
@@ -338,9 +344,7 @@ def _after_the_rules(root: Any) -> list[Any]:
                 after.append(sibling)
     if not after or not all(_the_pages(el) for el in after):
         return []
-    words = sum(len(_WORD.findall(el.get_text(" "))) for el in after)
-    linked = sum(len(_WORD.findall(a.get_text(" "))) for el in after for a in el.find_all("a"))
-    return after if linked >= LINK_SHARE * words else []
+    return after if _mostly_links(after) else []
 
 
 def _the_pages(el: Any) -> bool:
@@ -397,17 +401,15 @@ def _script_controls(soup: Any) -> int:
 
     def alone(a: Any) -> Any:
         box = a.parent
-        scripted = str(a.get("href")).strip().lower().startswith("javascript:")
         fits = box is not None and box.name in ("p", "div", "li") and _text(box) == _text(a)
-        return box if scripted and fits else None
+        return box if fits and _runs_script(a) else None
 
+    scripted = [(box, a) for a in soup.find_all("a", href=True) if (box := alone(a)) is not None]
     hides: dict[int, Any] = {}  # id of the hidden fold -> its "hide" link's box
-    for a in soup.find_all("a", href=True):
-        box = alone(a)
-        fold = box.parent if box is not None else None
+    for box, a in scripted:
+        fold = box.parent
         if (
-            box is not None
-            and box.name == "div"
+            box.name == "div"
             and fold is not None
             and _hidden(fold)
             and box.find_previous_sibling(True) is None
@@ -415,12 +417,11 @@ def _script_controls(soup: Any) -> int:
             and len(_text(a).split()) <= TOGGLE_WORDS
         ):
             hides[id(fold)] = box
-    shows: list[tuple[Any, Any]] = []
-    for a in soup.find_all("a", href=True):
-        box = alone(a)
-        after = box.find_next_sibling(True) if box is not None else None
-        if after is not None and id(after) in hides:  # shows the fold after it
-            shows.append((box, a))
+    shows = [
+        (box, a)
+        for box, a in scripted
+        if id(box.find_next_sibling(True)) in hides  # shows the fold after it
+    ]
     folds = {id(box.find_next_sibling(True)) for box, _ in shows}
     for box, a in shows:
         label = _TOGGLE_SIGN.sub("", _text(a))

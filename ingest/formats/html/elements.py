@@ -127,3 +127,8 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.I)
 def _hidden(el: Any) -> bool:
     """Is ``el`` hidden by its own markup (``hidden``, ``display: none``)?"""
     return el.has_attr("hidden") or bool(_HIDDEN_STYLE.search(str(el.get("style") or "")))
+
+
+def _runs_script(a: Any) -> bool:
+    """Does link ``a`` only run the page's script (``href="javascript:..."``)?"""
+    return str(a.get("href") or "").strip().lower().startswith("javascript:")

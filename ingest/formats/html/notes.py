@@ -18,7 +18,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.elements import _anchors, _first_text_child, _text
+from ruleslawyer.ingest.formats.html.elements import (
+    _anchors,
+    _first_text_child,
+    _runs_script,
+    _text,
+)
 
 # what a note's link back leaves before its text when it goes: docutils'
 # "[<a>1</a>]" leaves "[]", Wikidot's "<a>1</a>. text" a full stop
@@ -55,7 +60,7 @@ def _script_links(soup: Any) -> None:
     naming two ids says nothing of which one it goes to."""
     ids = {str(t.get("id")) for t in soup.find_all(id=True)}
     for a in soup.find_all("a", href=True, onclick=True):
-        if not str(a.get("href")).strip().lower().startswith("javascript:"):
+        if not _runs_script(a):
             continue
         named = {n for n in _QUOTED.findall(str(a.get("onclick"))) if n in ids}
         if len(named) == 1:

@@ -19,8 +19,8 @@ Tabber ``tabbertab``. Its label, in that order: the element its
 as the set has panels. A set with neither ARIA nor a known class is known
 by its shape (``_shaped_sets``): a box holding only a list of short labels
 and, after it, a box of as many boxes, one label marked as chosen and one
-panel shown (Wikidot's YUI tabs, Wiki.js's tabsets). Trade-off: tabs of another shape, with no ARIA and no
-known class, read as before.
+panel shown (Wikidot's YUI tabs, Wiki.js's tabsets). Trade-off: tabs of
+another shape, with no ARIA and no known class, read as before.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruleslawyer.ingest.formats.html.elements import _hidden, _text
+from ruleslawyer.ingest.formats.html.elements import _WORD, _hidden, _text
 
 # a panel's class in toolkits that write no ARIA
 _PANEL_CLASSES = frozenset({"tab-pane", "tabbed-block", "wds-tab__content", "tabbertab"})
@@ -91,7 +91,7 @@ def _shaped_sets(soup: Any) -> None:
         parts = holder.find_all(True, recursive=False) if holder is not None else []
         if len(parts) != 2 or parts[0] is not row or _is_row(row):
             continue
-        if any(_WORD_TEXT.search(str(s)) for s in holder.find_all(string=True, recursive=False)):
+        if any(_WORD.search(str(s)) for s in holder.find_all(string=True, recursive=False)):
             continue  # text of its own beside the list: not a tab set's box
         items = row.find_all("li", recursive=False)
         boxes = parts[1].find_all(True, recursive=False)
@@ -101,15 +101,12 @@ def _shaped_sets(soup: Any) -> None:
             and all(0 < len(_text(i).split()) <= LABEL_WORDS for i in items)
             and all(b.name == "div" and _text(b).strip() for b in boxes)
             and not any(_is_panel(b) for b in boxes)
-            and _chosen(items) is not None
-            and _chosen(items) == _shown(boxes)
+            and (chosen := _chosen(items)) is not None
+            and chosen == _shown(boxes)
         ):
             row["role"] = "tablist"
             for box in boxes:
                 box["role"] = "tabpanel"
-
-
-_WORD_TEXT = re.compile(r"\w")
 
 
 def _chosen(parts: list[Any]) -> int | None:
