@@ -3359,3 +3359,166 @@ def test_a_numbered_bold_title_alone_at_a_pages_foot_heads_the_next_pages_text()
     assert [u.title for u in units] == ["Sailing", "Storms", "Winning"]
     assert units[-1].text == "The first player to control four ports wins."
     assert units[-1].source.page == 1  # where its title is printed
+
+
+def _book_with_a_box_across_the_foot(
+    *, titled: bool, drawn_after: bool, table: bool = False, one_column: bool = False
+) -> bytes:
+    """Two pages in two columns (or one), a shaded box across the text at
+    page 1's foot: a designer's note (a bold title over italic text), or the
+    same text with no title, or a table's rows. The last section on page 1
+    runs on over the page, mid-sentence."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.lib.units import inch
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    width, height = letter
+    margin, gap, box = 0.7 * inch, 0.3 * inch, 1.5 * inch
+    column = (width - 2 * margin - gap) / 2
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11.5, leading=14.5, spaceAfter=6)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=12, leading=15, spaceBefore=6)
+    title = ParagraphStyle("t", fontName="Helvetica-Bold", fontSize=10, leading=12, spaceAfter=2)
+    note = ParagraphStyle("n", fontName="Helvetica-Oblique", fontSize=9, leading=11, spaceAfter=3)
+
+    def draw(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        if c.getPageNumber() != 1:
+            return
+        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+        c.rect(margin, margin, width - 2 * margin, box, fill=1, stroke=0)
+        c.setFillColor(colors.black)
+        y = margin + box - 8
+        if table:
+            c.setFont("Helvetica", 9)
+            for row in (("Terrain", "Move cost", "Cover"), ("Forest", "2", "Light"),
+                        ("Hills", "2", "None"), ("Swamp", "3", "None")):  # fmt: skip
+                for k, cell in enumerate(row):
+                    c.drawString(margin + 8 + k * 2.2 * inch, y - 10, cell)
+                y -= 14
+            return
+        paras = [Paragraph("Designer's Note", title)] if titled else []
+        paras += [
+            Paragraph("Supply was traced every turn in playtesting, and it slowed the game "
+                      "to a crawl, so now it is checked only once a season, at its start, "
+                      "by both players together.", note),
+            Paragraph("Groups who enjoy the bookkeeping may trace it every turn.", note),
+        ]  # fmt: skip
+        for p in paras:
+            _, h = p.wrapOn(c, width - 2 * margin - 16, box)
+            p.drawOn(c, margin + 8, y - h)
+            y -= h + 3
+
+    top = margin + box + 0.15 * inch
+    frames = [
+        Frame(margin, top, column, height - margin - top, id="a"),
+        Frame(margin + column + gap, top, column, height - margin - top, id="b"),
+    ]
+    if one_column:
+        frames = [Frame(margin, top, width - 2 * margin, height - margin - top, id="a")]
+    hook = {"onPageEnd": draw} if drawn_after else {"onPage": draw}
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    doc.addPageTemplates([PageTemplate("p", frames, **hook)])
+    topics = ["Seasons", "Supply", "Movement", "Battles", "Sieges", "Winter", "Leaders",
+              "Fleets", "Alliances", "Victory"]  # fmt: skip
+    story = [Paragraph("Empire of Dust", ParagraphStyle("d", parent=head, fontSize=22, leading=26))]
+    for k, topic in enumerate(topics):
+        story.append(Paragraph(topic, head))
+        story += [
+            Paragraph(f"The rule of {topic.lower()} number {k} sentence {j} says that every "
+                      f"unit taking part follows the {topic.lower()} steps in the order given, "
+                      f"and no player may skip one of them.", body)
+            for j in range(3)
+        ]  # fmt: skip
+    doc.build(story)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("drawn_after", "one_column"), [(False, False), (True, False), (False, True)]
+)
+def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
+    drawn_after: bool, one_column: bool
+) -> None:
+    """A designer's note in a shaded box across both columns at the page's
+    foot, the columns running on over the page (probe4's sidebar): its
+    title was read among the left column's paragraphs and its text into the
+    rule at the foot of the right column, ending the paragraph that runs on
+    over the page. Now it is a rule of its own, beside the section it sits
+    in, and that section's text reads on unbroken, whether the PDF draws
+    the box before the columns or after them. On a page in one column, the
+    box the PDF draws before the text was read first, into the rule before
+    the page's first heading."""
+    data = _book_with_a_box_across_the_foot(
+        titled=True, drawn_after=drawn_after, one_column=one_column
+    )
+    result = read_pdf(data)
+    units = {u.title: u for u in result.units}
+    note = units["Designer's Note"]
+    assert note.text.startswith("Supply was traced every turn in playtesting"), note.text
+    assert note.text.endswith("may trace it every turn."), note.text
+    assert note.source.page == 1
+    assert note.parent == "Empire of Dust"
+    for u in result.units:
+        if u is not note:
+            assert "playtesting" not in u.text and "Designer" not in u.text, u.title
+        # every section's paragraphs whole: each of its three opens a line
+        if u.title != "Empire of Dust" and u is not note:
+            paras = u.text.split("\n")
+            assert len(paras) == 3 and all(p.startswith("The rule of") for p in paras), u.text
+
+
+def test_a_box_across_the_columns_with_no_title_goes_after_its_section() -> None:
+    """The same box with no title line is text of the section it sits in,
+    after the paragraph that runs on past it, not inside it."""
+    result = read_pdf(_book_with_a_box_across_the_foot(titled=False, drawn_after=False))
+    holders = [u for u in result.units if "playtesting" in u.text]
+    assert len(holders) == 1
+    paras = holders[0].text.split("\n")
+    assert paras[-2].startswith("Supply was traced") and paras[-1].startswith("Groups who"), paras
+    assert all(p.startswith("The rule of") for p in paras[:-2]), paras
+    assert "Designer's Note" not in {u.title for u in result.units}
+
+
+def test_a_table_in_a_box_across_the_columns_is_no_aside() -> None:
+    """A shaded table set across the columns is no sidebar: its first row is
+    no rule's title, and no rule is named after it."""
+    result = read_pdf(_book_with_a_box_across_the_foot(titled=True, drawn_after=False, table=True))
+    titles = {u.title for u in result.units}
+    assert not any("Terrain" in t for t in titles), titles
+    assert any("Forest" in u.text for u in result.units)
+
+
+def test_a_shaded_example_between_paragraphs_stays_in_its_rule() -> None:
+    """A box between two paragraphs of a page in one column (an example set
+    on a shaded ground) is no aside: it stays where the text has it, in its
+    rule, between the paragraphs around it."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=8)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceBefore=6)
+    shaded = ParagraphStyle(
+        "e", parent=body, fontName="Helvetica-Oblique", fontSize=9.5, leading=12,
+        backColor=colors.Color(0.9, 0.9, 0.85), borderPadding=6, spaceBefore=8, spaceAfter=14,
+    )  # fmt: skip
+    story = []
+    for k, topic in enumerate(["Shooting", "Cover", "Morale"]):
+        story += [
+            Paragraph(topic, head),
+            Paragraph(f"First paragraph of {topic.lower()}: every model that {topic.lower()}s "
+                      "rolls one die for each weapon it carries, then adds its skill.", body),
+            Paragraph(f"Example {k}: a squad of five {topic.lower()}s with two rifles each rolls "
+                      "ten dice, and every die that shows a four or more is a success, so on "
+                      "average five of them hit the target it chose.", shaded),
+            Paragraph(f"Last paragraph of {topic.lower()}: a model may never take part in this "
+                      "step twice in one turn.", body),
+        ]  # fmt: skip
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=letter).build(story)
+    result = read_pdf(out.getvalue())
+    for k, topic in enumerate(["Shooting", "Cover", "Morale"]):
+        paras = next(u for u in result.units if u.title == topic).text.split("\n")
+        assert [p.split()[0] for p in paras] == ["First", "Example", "Last"], paras
+        assert paras[1].startswith(f"Example {k}:"), paras

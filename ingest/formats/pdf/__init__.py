@@ -28,7 +28,12 @@ PDFium gives every character with its font size, weight and box. From those:
    text (captions, text boxes), and a float a browser writes before it, go
    before the paragraph at or below where they sit (``_place_floats``), and text wrapped beside a frame or an image
    is measured against the margin it wraps at, not the page's
-   (``_wrapped_beside_frames``).
+   (``_wrapped_beside_frames``). A box drawn across a page's columns (a
+   designer's note, an optional rule at the page's foot) is read whole
+   (``_asides``) and goes at the end of the section it falls in, so the
+   columns' text reads on unbroken past it; a box whose first line is set
+   apart from its text (bold, larger, another colour) is a section of its
+   own, titled by that line, beside the one it sits in.
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -120,6 +125,7 @@ from collections import Counter
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.formats.pdf.columns import (
+    _asides,
     _narrow_measure,
     _place_floats,
     _reading_order,
@@ -132,6 +138,7 @@ from ruleslawyer.ingest.formats.pdf.furniture import (
     _menu_label,
 )
 from ruleslawyer.ingest.formats.pdf.headings import (
+    _box_title,
     _heading_styles,
     _in_profile,
     _is_heading,
@@ -214,6 +221,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         _mark_zones(page)
         _place_floats(page)
         _wrapped_beside_frames(page)
+        _asides(page)
     notes: dict[int, list[tuple[str, str]]] = {}
     endnote_pages: set[int] = set()
     for n, page in enumerate(pages):
@@ -254,6 +262,21 @@ def outline_of(data: bytes, name: str) -> Outline:
         para = []
 
     leading = _leading(pages)
+    # Boxes across the columns (``_asides``) read so far, each as its title
+    # (or None) and its paragraphs; each goes at the end of the section it
+    # falls in, so the text running past it reads on unbroken.
+    boxes: list[tuple[Block | None, list[Block]]] = []
+    box: list[_Line] = []
+    section = 0  # the level of the last heading read
+
+    def place_boxes(level: int) -> None:
+        for title, text in boxes:
+            if title is not None:
+                # a section beside the one it sits in, under the same parent
+                blocks.append(dataclasses.replace(title, level=section or level))
+            blocks.extend(text)
+        boxes.clear()
+
     # the book's footnote and endnote marks: a line ending in one after a
     # sentence's end ends that sentence ("...face up.3"; not "see p.12")
     marks = frozenset(mark for found in notes.values() for mark, _ in found)
@@ -268,6 +291,12 @@ def outline_of(data: bytes, name: str) -> Outline:
         right = _right_edges(page)
         menu = False  # the line before was dropped as a menu
         for i, ln in enumerate(page.lines):
+            if ln.aside:
+                box.append(ln)
+                if i + 1 == len(page.lines) or page.lines[i + 1].aside != ln.aside:
+                    boxes.append(_box_blocks(box, margins, right, leading, marks))
+                    box = []
+                continue
             is_head = _is_heading(ln, body, margins, small_bold)
             if is_head and para and _runs_into(para[-1], ln, body, margins, right):
                 is_head = False  # "..., see rule" / "3.2 Charging. It may not...": a sentence
@@ -287,9 +316,11 @@ def outline_of(data: bytes, name: str) -> Outline:
                     head = ln
                     continue
                 flush()
+                place_boxes(levels[_style(ln)])
                 first_heading_page = first_heading_page or ln.page
                 heading = f"{number} {tidy_title(rest)}" if number else tidy_title(ln.text)
                 blocks.append(Block(heading, levels[_style(ln)], ln.page))
+                section = levels[_style(ln)]
                 kept = None
                 head = ln
                 continue
@@ -351,6 +382,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         ):
             flush()
     flush()
+    place_boxes(1)
     # What comes before the first heading on page 1: a cover page, or a title
     # block above the first section (a web page's title and tagline). Kept
     # when it is long, or when the first section starts on page 1 too and the
@@ -368,6 +400,31 @@ def outline_of(data: bytes, name: str) -> Outline:
         ]
     )
     return outline
+
+
+def _box_blocks(
+    box: list[_Line],
+    margins: dict[int, float],
+    right: dict[int, float],
+    leading: float | None,
+    marks: frozenset[str],
+) -> tuple[Block | None, list[Block]]:
+    """A box's title (a heading block, its level set where it is placed), if
+    its first line is one (``_box_title``), and its paragraphs."""
+    title = None
+    if _box_title(box):
+        title = Block(tidy_title(box[0].text.replace(RAISED_MARK, "").rstrip(":")), 1, box[0].page)
+        box = box[1:]
+    paragraphs: list[list[_Line]] = []
+    for ln in box:
+        if paragraphs and not (
+            _starts_block(paragraphs[-1][-1], ln, margins, right, leading, marks)
+            or _leaves_list(paragraphs[-1], ln, margins)
+        ):
+            paragraphs[-1].append(ln)
+        else:
+            paragraphs.append([ln])
+    return title, [Block(_join_lines(p), 0, p[0].page) for p in paragraphs]
 
 
 def read(data: bytes, request: ReadRequest) -> ParseResult:

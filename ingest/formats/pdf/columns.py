@@ -821,6 +821,124 @@ def _wrapped_beside_frames(page: _Page) -> None:
                 ln.wraps_at = max(ln.wraps_at, edge)
 
 
+# A box drawn across a page's columns is as wide as this share of the
+# page's text at least: a sidebar runs the text's width, a card of a grid
+# does not
+ASIDE_WIDTH = 0.75
+
+
+def _asides(page: _Page) -> None:
+    """Boxes drawn across a page's text, each holding lines of text (a
+    designer's note, an optional rule set across the page's foot), where
+    the text runs past them: each box's lines are read together, top to
+    bottom, before the first line of the text below it, else after the
+    page's text (``_Line.aside`` numbers the box), each box a column of its
+    own (its own margins).
+
+    Read in place, a box across two columns at the page's foot had its
+    title among the left column's paragraphs and its text in the rule at
+    the foot of the right column, ending the paragraph that runs on over
+    the page; on a page in one column, a box the PDF draws before the text
+    was read first, into the rule before the page's first heading. Whom a
+    box belongs to is the outline's business (``outline_of`` puts it at
+    the end of the section it falls in).
+
+    A box counts when it crosses the page's middle, runs most of the
+    text's width (``ASIDE_WIDTH``), is ``BOX_HEIGHT_LINES`` of the text's
+    lines high and holds ``BOX_LINES`` lines or more, every line it touches
+    wholly inside it, none of them a table's row (a shaded table is the
+    text's) or a line of links (a printed web page's footer, dropped as a
+    menu), fewer lines than the text outside it, from that text's left
+    edge; and the text outside it is in columns (or in the left one: a last
+    page, its right column empty), or all above it or all below it. A box
+    between paragraphs of a page in one column stays where the text has it
+    (an example in its rule). The largest box counts, not a bar drawn
+    inside it for its title. The box's text is measured against its padding
+    on the right (``wraps_at``) as on the left."""
+    if not page.shapes or not page.lines:
+        return
+    mid = page.width / 2
+    text_x0 = min(ln.x0 for ln in page.lines)
+    text_x1 = max(ln.x1 for ln in page.lines)
+    size = statistics.median(ln.size for ln in page.lines)
+    boxes = sorted(
+        {
+            (x0, top, x1, bottom)
+            for x0, top, x1, bottom in page.shapes
+            if x0 < mid - 0.02 * page.width
+            and x1 > mid + 0.02 * page.width
+            and x1 - x0 >= ASIDE_WIDTH * (text_x1 - text_x0)
+            and bottom - top >= BOX_HEIGHT_LINES * size
+        },
+        key=lambda b: -(b[2] - b[0]) * (b[3] - b[1]),
+    )
+    taken: dict[int, int] = {}  # id of a line -> the box it is in
+    found: list[list[_Line]] = []
+    for x0, top, x1, bottom in boxes:
+        touching = [
+            ln
+            for ln in page.lines
+            if ln.x0 < x1 and ln.x1 > x0 and ln.top < bottom and ln.bottom > top
+        ]
+        inside = [
+            ln
+            for ln in touching
+            if x0 - 1 <= ln.x0 and ln.x1 <= x1 + 1 and top - 1 <= ln.top and ln.bottom <= bottom + 1
+        ]
+        if (
+            len(inside) < BOX_LINES
+            or len(inside) < len(touching)
+            or any(id(ln) in taken for ln in inside)
+            or any(ln.wide_gaps >= 2 or ln.row or ln.linked for ln in inside)
+        ):
+            continue
+        outside = [
+            ln for ln in page.lines if id(ln) not in taken and ln not in inside and not ln.zone
+        ]
+        # fewer lines than the text around it, from the text's left edge
+        # (a printed web page's article, in a box beside its menu, is the text)
+        if len(inside) >= len(outside) or x0 > min(ln.x0 for ln in outside) + size:
+            continue
+        # the text beside it in columns (a right column's, or a third's), or
+        # in one of them (a last page, its right column empty); or all of
+        # it above the box (a box at the foot of a page in one column, the
+        # text running on over the page) or all below it
+        if not (
+            any(ln.column == 1 or ln.column > ACROSS for ln in outside)
+            or (
+                len(outside) >= BOX_LINES and all(ln.x1 < mid + 0.02 * page.width for ln in outside)
+            )
+            or all(ln.bottom <= top + 1 for ln in outside)
+            or all(ln.top >= bottom - 1 for ln in outside)
+        ):
+            continue
+        found.append(sorted(inside, key=lambda ln: (ln.top, ln.x0)))
+        # its text's right margin mirrors its left one in the box: measured
+        # by its own longest line, the first paragraph of a note of two
+        # lines ran on into the second
+        edge = x1 - max(0.0, min(ln.x0 for ln in inside) - x0)
+        for ln in inside:
+            taken[id(ln)] = len(found)
+            ln.wraps_at = edge
+    if not found:
+        return
+    # each box read before the first line of the text below it (the columns
+    # under a box across the page's middle), else after the page's text; not
+    # where the PDF draws it (before the columns, or after)
+    ordered = [ln for ln in page.lines if id(ln) not in taken]
+    for box in sorted(found, key=lambda box: -box[0].top):
+        bottom = max(ln.bottom for ln in box)
+        at = next(
+            (k for k, ln in enumerate(ordered) if ln.top >= bottom and not ln.zone), len(ordered)
+        )
+        ordered[at:at] = box
+    for k, box in enumerate(found, start=1):
+        for ln in box:
+            ln.aside = k
+            ln.column = -k  # its own margins, apart from the columns'
+    page.lines = ordered
+
+
 def _narrow_measure(page: _Page) -> None:
     """Running text set narrower than the page with nothing beside it ends
     its lines at its own margin: measured against the page's, each line was

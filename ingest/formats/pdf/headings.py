@@ -384,3 +384,25 @@ def _runs_into(
         and not _short(prev, margins, right)
         and ln.top - prev.bottom <= 0.6 * max(prev.size, 1.0)
     )
+
+
+# A box's title is a line of this many words at most
+BOX_TITLE_WORDS = 10
+
+
+def _box_title(box: list[_Line]) -> bool:
+    """Does a box's first line title it ("Designer's Note", "Optional Rule:
+    Forced March")? Set apart from the box's text by the box's own
+    typography (bold over text that is not, larger, or in another colour),
+    short, ending no sentence, with text under it."""
+    first, rest = box[0], box[1:]
+    if not rest or len(first.text.split()) > BOX_TITLE_WORDS:
+        return False
+    if first.text.rstrip(":").endswith((".", "!", "?", ",", ";")):
+        return False
+    size = sorted(ln.size for ln in rest)[len(rest) // 2]
+    return (
+        (first.bold and sum(ln.bold for ln in rest) * 2 < len(rest))
+        or first.size >= HEADING_SIZE_RATIO * size
+        or (first.accent and not any(ln.accent for ln in rest))
+    )

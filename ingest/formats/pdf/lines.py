@@ -133,6 +133,9 @@ class _Line:
     # A line of two short runs either side of the middle: the two lines it
     # is if the page is set in columns (see ``_reading_order``)
     halves: tuple[_Line, _Line] | None = None
+    # the box drawn across the page's columns it is set in (a sidebar,
+    # ``_asides``), numbered from 1 on its page; 0 for the running text
+    aside: int = 0
 
     @property
     def caps(self) -> bool:
