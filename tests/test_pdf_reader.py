@@ -3522,3 +3522,219 @@ def test_a_shaded_example_between_paragraphs_stays_in_its_rule() -> None:
         paras = next(u for u in result.units if u.title == topic).text.split("\n")
         assert [p.split()[0] for p in paras] == ["First", "Example", "Last"], paras
         assert paras[1].startswith(f"Example {k}:"), paras
+
+
+def test_a_short_right_column_is_a_column() -> None:
+    """A page in two columns whose right one holds a section of three lines
+    (a chapter's last page), under a title and a chapter line across both:
+    too few lines on the right to count as a column, the page was read as
+    one, every left line short of the margin the right column set (each a
+    paragraph of its own), the heading atop the right column glued to the
+    text before it ("...ignore thin ice. Crevasses") and the chapter lost."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, FrameBreak, PageTemplate, Paragraph
+
+    width, height = 7 * 72, 10 * 72
+    margin, gap, head = 50, 22, 110
+    column = (width - 2 * margin - gap) / 2
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=6)
+    sub = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=12.5, leading=15, spaceBefore=4)
+    chapter = ParagraphStyle("c", parent=sub, fontSize=15, leading=18)
+    title = ParagraphStyle("t", parent=sub, fontSize=22, leading=26)
+    frames = [
+        Frame(margin, height - margin - head, width - 2 * margin, head, id="top"),
+        Frame(margin, margin, column, height - 2 * margin - head, id="a"),
+        Frame(margin + column + gap, margin, column, height - 2 * margin - head, id="b"),
+    ]
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=(width, height))
+    doc.addPageTemplates([PageTemplate("p", frames)])
+    story = [Paragraph("Glacier Rally", title), Paragraph("Part One: The Race", chapter)]
+    story.append(FrameBreak())
+    left = ["Teams", "Speed Cards", "Thin Ice", "Weather"]
+    for k, topic in enumerate(left):
+        story += [
+            Paragraph(topic, sub),
+            Paragraph(f"Rule {k} of {topic.lower()}: every sled that takes part follows the "
+                      f"{topic.lower()} steps in the order given, and no player may skip one "
+                      "of them during the race.", body),
+        ]  # fmt: skip
+    story += [
+        FrameBreak(),
+        Paragraph("Crevasses", sub),
+        Paragraph("Crevasse tokens block spaces. A sled may jump one only with a speed of "
+                  "five or more.", body),
+    ]  # fmt: skip
+    doc.build(story)
+    result = read_pdf(out.getvalue())
+    units = {u.title: u for u in result.units}
+    assert set(units) == {*left, "Crevasses"}, set(units)
+    for topic in left:
+        assert units[topic].parent == "Glacier Rally > Part One: The Race", units[topic].parent
+        assert "\n" not in units[topic].text, units[topic].text
+    assert units["Crevasses"].text.startswith("Crevasse tokens block spaces."), units["Crevasses"]
+    assert "Crevasses" not in units["Weather"].text
+
+
+def test_a_chapter_opening_panel_is_the_books_structure() -> None:
+    """Each chapter opens with a shaded panel across the page holding its
+    title (in the book's chapter style) and an introduction, its sections in
+    two columns below. A review found the panel taken for a sidebar: its
+    title put beside the section before it, and every section of the
+    chapter under the wrong chapter. A box holding a heading above the
+    section in progress, or before the first heading, is read where it
+    stands."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, PageBreak, PageTemplate, Paragraph
+
+    width, height = letter
+    margin, gap, panel = 50, 20, 120
+    column = (width - 2 * margin - gap) / 2
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10.5, leading=13, spaceAfter=5)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=12.5, leading=15, spaceBefore=4)
+    big = ParagraphStyle("c", fontName="Helvetica-Bold", fontSize=20, leading=24, spaceAfter=4)
+    chapters = {1: "Preparing for War", 2: "The Battle"}
+
+    def draw(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        n = c.getPageNumber()
+        c.setFillColor(colors.Color(0.85, 0.88, 0.93))
+        c.rect(margin - 4, height - margin - panel, width - 2 * margin + 8, panel, fill=1, stroke=0)
+        c.setFillColor(colors.black)
+        y = height - margin - 6
+        intro = (
+            f"This chapter, {chapters[n].lower()}, explains what every player does before "
+            "the armies meet and which cards each side keeps in hand for the turns ahead."
+        )
+        for p in (Paragraph(chapters[n], big), Paragraph(intro, body)):
+            _, h = p.wrapOn(c, width - 2 * margin, panel)
+            p.drawOn(c, margin, y - h)
+            y -= h + 4
+
+    top = height - margin - panel - 12
+    frames = [
+        Frame(margin, margin, column, top - margin, id="a"),
+        Frame(margin + column + gap, margin, column, top - margin, id="b"),
+    ]
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    doc.addPageTemplates([PageTemplate("p", frames, onPage=draw)])
+    sections = {1: ["Components", "Setup", "Mustering"], 2: ["Deployment", "Volleys", "Melee"]}
+    story = []
+    for names in sections.values():
+        for name in names:
+            story.append(Paragraph(name, head))
+            story += [
+                Paragraph(f"{name} rule {j}: each army follows the {name.lower()} steps in "
+                          "the order printed on its card, one unit at a time, and no unit may "
+                          "act twice in the same step of a turn.", body)
+                for j in range(4)
+            ]  # fmt: skip
+        story.append(PageBreak())
+    doc.build(story[:-1])
+    units = {u.title: u for u in read_pdf(out.getvalue()).units}
+    for n, names in sections.items():
+        assert units[chapters[n]].text.startswith(f"This chapter, {chapters[n].lower()}")
+        for name in names:
+            assert units[name].parent == chapters[n], (name, units[name].parent)
+
+
+def test_a_note_drawn_in_its_place_at_a_page_foot_stays_in_its_rule() -> None:
+    """A shaded note a browser draws between paragraphs, which a page break
+    happened to leave at the foot of a page in one column: drawn in its place
+    in the text, it is its rule's (a review found it made a rule "Note" of
+    its own, while the same note mid-page stayed in its rule)."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=8)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceBefore=6)
+    bold = ParagraphStyle("n", fontName="Helvetica-Bold", fontSize=9.5, leading=12)
+    note = ParagraphStyle("i", fontName="Helvetica-Oblique", fontSize=9.5, leading=12)
+    box = Table(
+        [[[Paragraph("Note", bold),
+           Paragraph("This applies only to ships in supply, and never in a storm turn; "
+                     "a ship out of supply keeps its old speed until it is supplied again.",
+                     note)]]],
+        colWidths=[468],
+        hAlign="LEFT",
+        style=[("BACKGROUND", (0, 0), (-1, -1), colors.Color(0.92, 0.92, 0.86))],
+    )  # fmt: skip
+    story = [
+        Paragraph("Naval Rules", head),
+        Paragraph("Ships move along the sea lanes, up to three areas each turn, and may "
+                  "carry two units each, which land in any coastal area they reach.", body),
+        *[
+            Paragraph(f"Rule {k} of the sea: a ship that ends its move in a port may trade "
+                      "there, repair one damage or take on two more units, but only one of "
+                      "the three in a turn.", body)
+            for k in range(3)
+        ],
+        Spacer(1, 320),
+        box,
+        PageBreak(),
+        Paragraph("Storms", head),
+        Paragraph("A storm closes every sea lane for the rest of the turn.", body),
+    ]  # fmt: skip
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=letter).build(story)
+    units = {u.title: u for u in read_pdf(out.getvalue()).units}
+    assert "Note" not in units, set(units)
+    assert "applies only to ships in supply" in units["Naval Rules"].text
+
+
+def test_a_title_several_boxes_share_is_a_label() -> None:
+    """Boxes across the columns each titled "Example": a title they share is
+    a label, not a rule's name, so each box is the text of the section it
+    falls in, and no rule is called "Example"."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    width, height = letter
+    margin, gap, box = 50, 20, 90
+    column = (width - 2 * margin - gap) / 2
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=6)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=12.5, leading=15, spaceBefore=4)
+    label = ParagraphStyle("l", fontName="Helvetica-Bold", fontSize=10, leading=12, spaceAfter=2)
+    text = ParagraphStyle("t", fontName="Helvetica-Oblique", fontSize=9, leading=11)
+
+    def draw(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        n = c.getPageNumber()
+        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+        c.rect(margin, margin, width - 2 * margin, box, fill=1, stroke=0)
+        c.setFillColor(colors.black)
+        y = margin + box - 8
+        example = f"Example {n}: two scouts meet at a ford, and the faster one moves first."
+        for p in (Paragraph("Example", label), Paragraph(example, text)):
+            _, h = p.wrapOn(c, width - 2 * margin - 16, box)
+            p.drawOn(c, margin + 8, y - h)
+            y -= h + 3
+
+    low = margin + box + 12
+    frames = [
+        Frame(margin, low, column, height - margin - low, id="a"),
+        Frame(margin + column + gap, low, column, height - margin - low, id="b"),
+    ]
+    out = io.BytesIO()
+    doc = BaseDocTemplate(out, pagesize=letter)
+    doc.addPageTemplates([PageTemplate("p", frames, onPage=draw)])
+    story = []
+    for name in ["Scouting", "Fording", "Ambush", "Pursuit", "Retreat", "Camp", "Forage"]:
+        story.append(Paragraph(name, head))
+        story += [
+            Paragraph(f"{name} rule {j}: every band that takes part follows the "
+                      f"{name.lower()} steps in the order given, and no leader may skip one "
+                      "of them on any turn of the game.", body)
+            for j in range(4)
+        ]  # fmt: skip
+    doc.build(story)
+    result = read_pdf(out.getvalue())
+    titles = [u.title for u in result.units]
+    assert "Example" not in titles, titles
+    holders = [u for u in result.units if "two scouts meet at a ford" in u.text]
+    assert len(holders) >= 2
+    for u in holders:
+        paras = u.text.split("\n")
+        assert paras[-1].startswith("Example "), paras

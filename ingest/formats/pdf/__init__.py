@@ -33,7 +33,12 @@ PDFium gives every character with its font size, weight and box. From those:
    (``_asides``) and goes at the end of the section it falls in, so the
    columns' text reads on unbroken past it; a box whose first line is set
    apart from its text (bold, larger, another colour) is a section of its
-   own, titled by that line, beside the one it sits in.
+   own, titled by that line, beside the one it sits in, unless other boxes
+   share that title (a label: "Example"). A box holding a heading above
+   the section in progress, or before the first heading (a chapter's
+   opening panel), is read where it stands. A page whose right column is
+   short (a chapter's last page) is in columns too, where both are set to
+   one measure (``_short_right_column``).
 3. **Page furniture** is dropped and counted: lines at the top or bottom of
    the page (its outer tenth, or its outermost line a little further in: a
    word processor sets its header inside an inch's margin) that repeat
@@ -120,7 +125,9 @@ the nearest real heading.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
+from collections.abc import Collection
 
 from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
@@ -267,7 +274,18 @@ def outline_of(data: bytes, name: str) -> Outline:
     # falls in, so the text running past it reads on unbroken.
     boxes: list[tuple[Block | None, list[Block]]] = []
     box: list[_Line] = []
+    flowing: set[int] = set()  # the lines of boxes read where they stand
     section = 0  # the level of the last heading read
+    # A title boxes share ("Example", "Note") is a label, not a rule's name:
+    # such a box is the text of the section it falls in.
+    runs = [
+        list(run)
+        for page in pages
+        for key, run in itertools.groupby(page.lines, key=lambda x: x.aside)
+        if key
+    ]
+    shared = Counter(_title_key(run[0].text) for run in runs if _box_title(run))
+    labels = {title for title, n in shared.items() if n > 1}
 
     def place_boxes(level: int) -> None:
         for title, text in boxes:
@@ -291,10 +309,23 @@ def outline_of(data: bytes, name: str) -> Outline:
         right = _right_edges(page)
         menu = False  # the line before was dropped as a menu
         for i, ln in enumerate(page.lines):
-            if ln.aside:
+            if ln.aside and (i == 0 or page.lines[i - 1].aside != ln.aside):
+                # A box holding one of the book's headings above the section
+                # in progress (a chapter's opening panel: its title, an
+                # introduction), or before the first heading (a cover's
+                # panel), is the book's structure: read where it stands.
+                run = list(next(itertools.groupby(page.lines[i:], key=lambda x: x.aside))[1])
+                if not section or any(
+                    _is_heading(x, body, margins, small_bold)
+                    and _style(x) in levels
+                    and levels[_style(x)] < section
+                    for x in run
+                ):
+                    flowing.update(id(x) for x in run)
+            if ln.aside and id(ln) not in flowing:
                 box.append(ln)
                 if i + 1 == len(page.lines) or page.lines[i + 1].aside != ln.aside:
-                    boxes.append(_box_blocks(box, margins, right, leading, marks))
+                    boxes.append(_box_blocks(box, margins, right, leading, marks, labels))
                     box = []
                 continue
             is_head = _is_heading(ln, body, margins, small_bold)
@@ -402,17 +433,23 @@ def outline_of(data: bytes, name: str) -> Outline:
     return outline
 
 
+def _title_key(text: str) -> str:
+    return " ".join(text.replace(RAISED_MARK, "").rstrip(":").lower().split())
+
+
 def _box_blocks(
     box: list[_Line],
     margins: dict[int, float],
     right: dict[int, float],
     leading: float | None,
     marks: frozenset[str],
+    labels: Collection[str] = (),
 ) -> tuple[Block | None, list[Block]]:
     """A box's title (a heading block, its level set where it is placed), if
-    its first line is one (``_box_title``), and its paragraphs."""
+    its first line is one (``_box_title``) and not one of the ``labels``
+    several boxes share, and its paragraphs."""
     title = None
-    if _box_title(box):
+    if _box_title(box) and _title_key(box[0].text) not in labels:
         title = Block(tidy_title(box[0].text.replace(RAISED_MARK, "").rstrip(":")), 1, box[0].page)
         box = box[1:]
     paragraphs: list[list[_Line]] = []

@@ -60,6 +60,58 @@ def _in_columns(
     )
 
 
+def _short_right_column(
+    page: _Page, left: list[_Line], right: list[_Line], spanning: list[_Line]
+) -> bool:
+    """A page in two columns whose right one is short (a chapter's last page,
+    the right column a paragraph or two, or a line): too few lines on the
+    right for ``_in_columns``, it was read as one column in the PDF's order,
+    every left line "short" of a margin the right column set (a paragraph of
+    its own), a heading atop the right column no heading (not at the page's
+    margin), and a line carried over to it an indented paragraph of its own.
+
+    Columns when the left one is running text (``COLUMN_LINES`` lines or
+    more, its typical line a quarter of the page wide or more), both are set
+    to one measure (their longest lines within a tenth of each other; a
+    single line on the right no wider) and in the text's size, the right
+    lines start at one margin right of the middle past the left column's
+    end (not cells or notes set right), and nothing but titles, headings,
+    table rows and the page's header or footer runs across both (a page in
+    one column has its running text across the middle)."""
+    size = statistics.median(ln.size for ln in page.lines)
+    text_left = [ln for ln in left if not ln.zone]
+    text_right = [ln for ln in right if not ln.zone]
+    if len(text_left) < COLUMN_LINES or not text_right:
+        return False
+    if statistics.median(ln.x1 - ln.x0 for ln in text_left) < 0.25 * page.width:
+        return False
+    # both columns set to one measure: the right one's full lines as wide as
+    # the left one's
+    # (a single line, a paragraph's last carried over, no wider)
+    measure = max(ln.x1 - ln.x0 for ln in text_left)
+    widest = max(ln.x1 - ln.x0 for ln in text_right)
+    if widest > 1.1 * measure or (len(text_right) > 1 and widest < 0.9 * measure):
+        return False
+    if any(
+        statistics.median(ln.size for ln in side) < 0.9 * size for side in (text_left, text_right)
+    ):
+        return False
+    starts = Counter(round(ln.x0 / 2) for ln in text_right)
+    margin, used = starts.most_common(1)[0]
+    if 2 * used < len(text_right) or 2 * margin < page.width / 2:
+        return False
+    if max(ln.x1 for ln in text_left) > 2 * margin - 0.5 * size:
+        return False
+    return not any(
+        not ln.zone
+        and ln.wide_gaps < 2
+        and not ln.bold
+        and 0.9 * size <= ln.size < 1.2 * size
+        and ln.halves is None
+        for ln in spanning
+    )
+
+
 # Column numbers (``_Line.column``): 0 the left, 1 the right, ACROSS a line
 # across them; a page of three or more columns numbers its third on from 3.
 ACROSS = 2
@@ -577,7 +629,10 @@ def _reading_order(page: _Page) -> None:
             ln.column = ACROSS
         page.lines = _in_order(many, spanning)
         return
-    if not _in_columns(lines, left, right, spanning):
+    if not (
+        _in_columns(lines, left, right, spanning)
+        or _short_right_column(page, left, right, spanning)
+    ):
         halves = {id(x) for h in split.values() for x in h}
         bands = _column_bands(page, left, right, spanning, halves)
         if not bands:
@@ -850,9 +905,10 @@ def _asides(page: _Page) -> None:
     text's) or a line of links (a printed web page's footer, dropped as a
     menu), fewer lines than the text outside it, from that text's left
     edge; and the text outside it is in columns (or in the left one: a last
-    page, its right column empty), or all above it or all below it. A box
-    between paragraphs of a page in one column stays where the text has it
-    (an example in its rule). The largest box counts, not a bar drawn
+    page, its right column empty), or all above it or all below it where
+    the PDF draws the box apart from the text. A box between paragraphs of
+    a page in one column, or drawn in its place at the page's foot, stays
+    where the text has it (an example, a note in its rule). The largest box counts, not a bar drawn
     inside it for its title. The box's text is measured against its padding
     on the right (``wraps_at``) as on the left."""
     if not page.shapes or not page.lines:
@@ -873,6 +929,7 @@ def _asides(page: _Page) -> None:
         key=lambda b: -(b[2] - b[0]) * (b[3] - b[1]),
     )
     taken: dict[int, int] = {}  # id of a line -> the box it is in
+    read_at = {id(ln): k for k, ln in enumerate(page.lines)}  # the order read so far
     found: list[list[_Line]] = []
     for x0, top, x1, bottom in boxes:
         touching = [
@@ -902,14 +959,19 @@ def _asides(page: _Page) -> None:
         # the text beside it in columns (a right column's, or a third's), or
         # in one of them (a last page, its right column empty); or all of
         # it above the box (a box at the foot of a page in one column, the
-        # text running on over the page) or all below it
+        # text running on over the page) or all below it, where the PDF
+        # draws the box apart from the text (before it or after it): one
+        # drawn in its place is a note between paragraphs that a page break
+        # happened to leave at the page's foot, its rule's
+        inside_at = [read_at[id(ln)] for ln in inside]
+        outside_at = [read_at[id(ln)] for ln in outside]
         if not (
             any(ln.column == 1 or ln.column > ACROSS for ln in outside)
             or (
                 len(outside) >= BOX_LINES and all(ln.x1 < mid + 0.02 * page.width for ln in outside)
             )
-            or all(ln.bottom <= top + 1 for ln in outside)
-            or all(ln.top >= bottom - 1 for ln in outside)
+            or (all(ln.bottom <= top + 1 for ln in outside) and min(inside_at) < max(outside_at))
+            or (all(ln.top >= bottom - 1 for ln in outside) and max(inside_at) > min(outside_at))
         ):
             continue
         found.append(sorted(inside, key=lambda ln: (ln.top, ln.x0)))
