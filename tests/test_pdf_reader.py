@@ -3535,7 +3535,7 @@ def test_a_short_right_column_is_a_column() -> None:
     from reportlab.platypus import BaseDocTemplate, Frame, FrameBreak, PageTemplate, Paragraph
 
     width, height = 7 * 72, 10 * 72
-    margin, gap, head = 50, 22, 110
+    margin, gap, head = 50, 14, 110
     column = (width - 2 * margin - gap) / 2
     body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=6)
     sub = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=12.5, leading=15, spaceBefore=4)
@@ -3546,9 +3546,15 @@ def test_a_short_right_column_is_a_column() -> None:
         Frame(margin, margin, column, height - 2 * margin - head, id="a"),
         Frame(margin + column + gap, margin, column, height - 2 * margin - head, id="b"),
     ]
+
+    def folio(c: canvas.Canvas, doc: BaseDocTemplate) -> None:
+        # a page number at the foot's middle, set small
+        c.setFont("Helvetica", 8)
+        c.drawCentredString(width / 2, 24, str(c.getPageNumber()))
+
     out = io.BytesIO()
     doc = BaseDocTemplate(out, pagesize=(width, height))
-    doc.addPageTemplates([PageTemplate("p", frames)])
+    doc.addPageTemplates([PageTemplate("p", frames, onPage=folio)])
     story = [Paragraph("Glacier Rally", title), Paragraph("Part One: The Race", chapter)]
     story.append(FrameBreak())
     left = ["Teams", "Speed Cards", "Thin Ice", "Weather"]
@@ -3738,3 +3744,53 @@ def test_a_title_several_boxes_share_is_a_label() -> None:
     for u in holders:
         paras = u.text.split("\n")
         assert paras[-1].startswith("Example "), paras
+
+
+def test_a_table_of_two_long_columns_drawn_row_by_row_keeps_its_rows() -> None:
+    """A table of rulings with no lines, its questions long and its answers
+    short, drawn a row at a time: its right column is short beside the
+    left, as a chapter's last page is, but the PDF draws it a piece beside
+    each question, not in one piece. Read as two columns (a review's find
+    on the first version of ``_short_right_column``), every answer came
+    after every question. (With a quarter of the lines or more on the right,
+    such a table is read in columns as before: a page whose columns a PDF
+    writes row by row looks the same.)"""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, Table, TableStyle
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10.5, leading=13)
+    head = ParagraphStyle("h", fontName="Helvetica-Bold", fontSize=16, leading=20)
+    answers = [
+        "Yes, the unit stops.",
+        "Only if the space is empty and no enemy unit stands next to it at the start.",
+        "The attacker chooses.",
+        "Yes, once per turn.",
+        "Discard it.",
+    ]
+    rows = [
+        [Paragraph(f"Q{k}. A unit moves next to an enemy unit that is hidden in a forest "
+                   f"space, and the enemy unit is then revealed by a scout card number {k}. "
+                   "Does the moving unit still have to stop there?", body),
+         Paragraph(answer, body)]
+        for k, answer in enumerate(answers, start=1)
+    ]  # fmt: skip
+    table = Table(rows, colWidths=[252, 252])
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                               ("LEFTPADDING", (0, 0), (-1, -1), 8),
+                               ("RIGHTPADDING", (0, 0), (-1, -1), 8)]))  # fmt: skip
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter)
+    title = Paragraph("Frequently Asked Questions", head)
+    _, h = title.wrap(500, 100)
+    title.drawOn(c, 54, letter[1] - 60 - h)
+    _, h = table.wrap(504, 700)
+    table.drawOn(c, 54, letter[1] - 100 - h)
+    c.showPage()
+    c.save()
+    text = " ".join(u.text for u in read_pdf(out.getvalue()).units)
+    at = [text.index(f"Q{k}.") for k in range(1, len(answers) + 1)]
+    for k, answer in enumerate(answers):
+        assert at[k] < text.index(answer) < (at[k + 1] if k + 1 < len(answers) else len(text)), (
+            answer,
+            text,
+        )

@@ -75,13 +75,32 @@ def _short_right_column(
     to one measure (their longest lines within a tenth of each other; a
     single line on the right no wider) and in the text's size, the right
     lines start at one margin right of the middle past the left column's
-    end (not cells or notes set right), and nothing but titles, headings,
-    table rows and the page's header or footer runs across both (a page in
-    one column has its running text across the middle)."""
+    end (not cells or notes set right), the PDF draws the right one in one
+    piece (a table of two columns without lines, or notes beside the rules
+    they explain, are drawn a row at a time, and so read), and nothing but
+    titles, headings, table rows and the page's header or footer runs across
+    both (a page in one column has its running text across the middle). The
+    page's number and its header and footer are told by their place: they
+    are not marked yet."""
     size = statistics.median(ln.size for ln in page.lines)
-    text_left = [ln for ln in left if not ln.zone]
-    text_right = [ln for ln in right if not ln.zone]
+
+    def furniture(ln: _Line) -> bool:  # (by place: the page's is not marked yet)
+        return (
+            bool(_PAGE_NUMBER.match(ln.text.strip()))
+            or _margin_line(ln, page, size, "top")
+            or _margin_line(ln, page, size, "bottom")
+        )
+
+    text_left = [ln for ln in left if not furniture(ln)]
+    text_right = [ln for ln in right if not furniture(ln)]
     if len(text_left) < COLUMN_LINES or not text_right:
+        return False
+    # the PDF draws the right column in one piece, before the left one or
+    # after it: drawn a piece beside each left one, it is a table's second
+    # column, or notes beside the rules they explain, in the PDF's order
+    at = {id(ln): k for k, ln in enumerate(page.lines)}
+    drawn = sorted(at[id(ln)] for ln in text_right)
+    if any(drawn[0] < at[id(ln)] < drawn[-1] for ln in text_left):
         return False
     if statistics.median(ln.x1 - ln.x0 for ln in text_left) < 0.25 * page.width:
         return False
@@ -103,7 +122,7 @@ def _short_right_column(
     if max(ln.x1 for ln in text_left) > 2 * margin - 0.5 * size:
         return False
     return not any(
-        not ln.zone
+        not furniture(ln)
         and ln.wide_gaps < 2
         and not ln.bold
         and 0.9 * size <= ln.size < 1.2 * size
