@@ -165,6 +165,7 @@ from ruleslawyer.ingest.formats.pdf.lines import (
     _mark_accents,
     _markers_drawn_apart,
     _open,
+    _Page,
     _page_lines,
     _rejoin_cuts,
     _right_edges,
@@ -179,10 +180,9 @@ from ruleslawyer.ingest.formats.pdf.notes import (
     _with_notes,
 )
 from ruleslawyer.ingest.formats.pdf.paragraphs import (
+    _ends_paragraph,
     _join_lines,
     _leading,
-    _leaves_list,
-    _starts_block,
 )
 from ruleslawyer.ingest.formats.pdf.tables import (
     _continued_row,
@@ -273,18 +273,12 @@ def outline_of(data: bytes, name: str) -> Outline:
     # (or None) and its paragraphs; each goes at the end of the section it
     # falls in, so the text running past it reads on unbroken.
     boxes: list[tuple[Block | None, list[Block]]] = []
-    box: list[_Line] = []
     flowing: set[int] = set()  # the lines of boxes read where they stand
     section = 0  # the level of the last heading read
+    runs = _box_runs(pages)
     # A title boxes share ("Example", "Note") is a label, not a rule's name:
     # such a box is the text of the section it falls in.
-    runs = [
-        list(run)
-        for page in pages
-        for key, run in itertools.groupby(page.lines, key=lambda x: x.aside)
-        if key
-    ]
-    shared = Counter(_title_key(run[0].text) for run in runs if _box_title(run))
+    shared = Counter(_title_key(run[0]) for run in runs.values() if _box_title(run))
     labels = {title for title, n in shared.items() if n > 1}
 
     def place_boxes(level: int) -> None:
@@ -309,12 +303,11 @@ def outline_of(data: bytes, name: str) -> Outline:
         right = _right_edges(page)
         menu = False  # the line before was dropped as a menu
         for i, ln in enumerate(page.lines):
-            if ln.aside and (i == 0 or page.lines[i - 1].aside != ln.aside):
+            if (run := runs.get(id(ln))) is not None:
                 # A box holding one of the book's headings above the section
                 # in progress (a chapter's opening panel: its title, an
                 # introduction), or before the first heading (a cover's
                 # panel), is the book's structure: read where it stands.
-                run = list(next(itertools.groupby(page.lines[i:], key=lambda x: x.aside))[1])
                 if not section or any(
                     _is_heading(x, body, margins, small_bold)
                     and _style(x) in levels
@@ -322,12 +315,10 @@ def outline_of(data: bytes, name: str) -> Outline:
                     for x in run
                 ):
                     flowing.update(id(x) for x in run)
+                else:
+                    boxes.append(_box_blocks(run, margins, right, leading, marks, labels))
             if ln.aside and id(ln) not in flowing:
-                box.append(ln)
-                if i + 1 == len(page.lines) or page.lines[i + 1].aside != ln.aside:
-                    boxes.append(_box_blocks(box, margins, right, leading, marks, labels))
-                    box = []
-                continue
+                continue  # (read with its box)
             is_head = _is_heading(ln, body, margins, small_bold)
             if is_head and para and _runs_into(para[-1], ln, body, margins, right):
                 is_head = False  # "..., see rule" / "3.2 Charging. It may not...": a sentence
@@ -399,10 +390,7 @@ def outline_of(data: bytes, name: str) -> Outline:
                         continue
             else:
                 table_head = ln if ln.row else None
-            if para and (
-                _starts_block(para[-1], ln, margins, right, leading, marks)
-                or _leaves_list(para, ln, margins)
-            ):
+            if para and _ends_paragraph(para, ln, margins, right, leading, marks):
                 flush()
             para.append(ln)
             kept = ln
@@ -433,8 +421,25 @@ def outline_of(data: bytes, name: str) -> Outline:
     return outline
 
 
-def _title_key(text: str) -> str:
-    return " ".join(text.replace(RAISED_MARK, "").rstrip(":").lower().split())
+def _box_runs(pages: list[_Page]) -> dict[int, list[_Line]]:
+    """Each box's lines (``_asides``), by the id of its first line."""
+    runs: dict[int, list[_Line]] = {}
+    for page in pages:
+        for aside, group in itertools.groupby(page.lines, key=lambda ln: ln.aside):
+            if aside:
+                lines = list(group)
+                runs[id(lines[0])] = lines
+    return runs
+
+
+def _box_name(line: _Line) -> str:
+    """A box's title line as its title: "Optional Rule" of "Optional Rule:"."""
+    return line.text.replace(RAISED_MARK, "").rstrip(":")
+
+
+def _title_key(line: _Line) -> str:
+    """A box's title as boxes share it, case and spacing aside."""
+    return " ".join(_box_name(line).lower().split())
 
 
 def _box_blocks(
@@ -449,15 +454,12 @@ def _box_blocks(
     its first line is one (``_box_title``) and not one of the ``labels``
     several boxes share, and its paragraphs."""
     title = None
-    if _box_title(box) and _title_key(box[0].text) not in labels:
-        title = Block(tidy_title(box[0].text.replace(RAISED_MARK, "").rstrip(":")), 1, box[0].page)
+    if _box_title(box) and _title_key(box[0]) not in labels:
+        title = Block(tidy_title(_box_name(box[0])), 1, box[0].page)
         box = box[1:]
     paragraphs: list[list[_Line]] = []
     for ln in box:
-        if paragraphs and not (
-            _starts_block(paragraphs[-1][-1], ln, margins, right, leading, marks)
-            or _leaves_list(paragraphs[-1], ln, margins)
-        ):
+        if paragraphs and not _ends_paragraph(paragraphs[-1], ln, margins, right, leading, marks):
             paragraphs[-1].append(ln)
         else:
             paragraphs.append([ln])

@@ -927,9 +927,10 @@ def _asides(page: _Page) -> None:
     page, its right column empty), or all above it or all below it where
     the PDF draws the box apart from the text. A box between paragraphs of
     a page in one column, or drawn in its place at the page's foot, stays
-    where the text has it (an example, a note in its rule). The largest box counts, not a bar drawn
-    inside it for its title. The box's text is measured against its padding
-    on the right (``wraps_at``) as on the left."""
+    where the text has it (an example, a note in its rule). The largest box
+    counts, not a bar drawn inside it for its title. The box's text is
+    measured against its padding on the right (``wraps_at``) as on the
+    left."""
     if not page.shapes or not page.lines:
         return
     mid = page.width / 2

@@ -151,3 +151,19 @@ def _starts_block(
     ):
         return True  # (not mid-sentence: a line set lower by an icon in it, a section set wider)
     return _short(prev, margins, right, ln)
+
+
+def _ends_paragraph(
+    para: list[_Line],
+    ln: _Line,
+    margins: dict[int, float],
+    right: dict[int, float],
+    leading: float | None,
+    marks: frozenset[str],
+) -> bool:
+    """Does the paragraph ``para`` end before ``ln``: a new block starts
+    (``_starts_block``), or the text goes back to the margin after a list
+    item (``_leaves_list``)?"""
+    return _starts_block(para[-1], ln, margins, right, leading, marks) or _leaves_list(
+        para, ln, margins
+    )
