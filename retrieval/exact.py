@@ -18,11 +18,11 @@ that match is strong whatever the name.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ruleslawyer.ingest.normalize import normalize
-from ruleslawyer.records import RuleUnit, case_of, numbered_under
+from ruleslawyer.records import RuleUnit, rules_under
 
 # A printed rule number: "24.21", "3.2", "10.5.1", "100.2a" (a card game's
 # comprehensive rules letter their sub-rules). Only numbers some rule of the
@@ -101,21 +101,14 @@ class ExactIndex:
         ``number``: a section whose text is all in its numbered paragraphs ("3.2"
         of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a, a wargame's "8.3" of its
         cases 8.31 and 8.32) is found by its number."""
-
-        def where(under_it: Callable[[str, str], bool]) -> list[int]:
-            return [
-                i
-                for rule_id, positions in self.by_number.items()
-                if under_it(rule_id, number)
-                for i in positions
-                if game is None or self.games[i] == game
-            ]
-
-        # the rules numbered under it, else a wargame's cases ("8.31", "8.32"
-        # of "8.3"), read as rules in their section's paragraphs; a heading
-        # "1.10" is no case of 1.1
-        under = where(numbered_under) or [i for i in where(case_of) if i in self.in_heading]
-        return sorted(under)[:_UNDER]
+        # (a heading "1.10" is no case of 1.1: ``rules_under``)
+        numbered = (
+            (i, rule_id, i in self.in_heading)
+            for rule_id, positions in self.by_number.items()
+            for i in positions
+            if game is None or self.games[i] == game
+        )
+        return sorted(rules_under(number, numbered))[:_UNDER]
 
     def match(self, question: str, game: str | None = None) -> list[ExactMatch]:
         """The rules ``question`` names by number or by name; with ``game``, a

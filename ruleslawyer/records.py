@@ -7,8 +7,11 @@ CLI's JSON shape are defined in one place.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+_T = TypeVar("_T")
 
 # A game is data: a slug ("40k", "skirmishers", "bolt-action") named by the
 # rulebook manifests, never a fixed list in code (see ``GameInfo``).
@@ -63,6 +66,21 @@ def numbered_under(rule_id: str, number: str) -> bool:
     """Is ``rule_id`` numbered under ``number``: "100.2" and "100.2a" under
     "100", "702.19a" under "702.19" (a card game's lettered sub-rule)?"""
     return rule_id.startswith(number + ".") or (rule_id[:-1] == number and rule_id[-1:].isalpha())
+
+
+def rules_under(number: str, rules: Iterable[tuple[_T, str, bool]]) -> list[_T]:
+    """Of ``rules`` (a key, the rule's ID, whether it is a paragraph read under
+    its section's heading), the keys of those filed under ``number``, in the
+    order given: the rules numbered under it ("100.2" of "100", "601.4a" of
+    "601.4"), else, where there are none, a wargame's cases of it ("8.31" of
+    "8.3") that the book shows as its paragraphs (``case_of``). The exact
+    lookup and ``rules show`` both ask this, so a number finds the same
+    rules either way."""
+    rules = list(rules)
+    under = [key for key, rule_id, _ in rules if numbered_under(rule_id, number)]
+    return under or [
+        key for key, rule_id, in_heading in rules if in_heading and case_of(rule_id, number)
+    ]
 
 
 def case_of(rule_id: str, number: str) -> bool:

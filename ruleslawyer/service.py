@@ -33,7 +33,7 @@ from ruleslawyer.ingest.sources import (
     safe_name,
 )
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
-from ruleslawyer.records import GameInfo, RuleUnit, SearchResult, case_of, numbered_under
+from ruleslawyer.records import GameInfo, RuleUnit, SearchResult, rules_under
 from ruleslawyer.settings import Settings
 
 _UNSET: Any = object()
@@ -401,10 +401,7 @@ class RulesService:
             # the heading printed with it ("2. Morale"), then the rules numbered
             # under it, in book order.
             hits = [u for u in units if u.number == key]
-            under = [u for u in units if numbered_under(u.rule_id, key)]
-            # "601.4a" under "601.4" too: a card game's lettered sub-rules; a
-            # wargame's cases ("8.31", "8.32" of "8.3") where nothing else is
-            under = under or [u for u in units if case_of(u.rule_id, key) and u.in_its_heading]
+            under = rules_under(key, ((u, u.rule_id, u.in_its_heading) for u in units))
             hits += sorted(under, key=lambda u: _numeric(u.rule_id))
         if hits:
             return hits
