@@ -3305,6 +3305,89 @@ def test_running_headers_that_alternate_or_skip_pages_are_dropped() -> None:
     assert all("Sentence 2 of rule" in u.text for u in result.units)
 
 
+def _to_width(start: str, width: float, end: str = "") -> str:
+    """``start`` padded with words to run (nearly) to ``width``, then ``end``."""
+    words = start.split()
+    for word in itertools.cycle(["and", "the", "same", "order", "holds", "for", "each", "unit"]):
+        if stringWidth(" ".join([*words, word]) + end, BODY_FONT, BODY_SIZE) >= width:
+            return " ".join(words) + end
+        words.append(word)
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(
+    ("last", "first", "expected"),
+    [
+        # a list's item that ends with no stop, the next one atop the column
+        (
+            "• Attack one adjacent enemy unit with every figure",
+            "• Rally one routed unit next to a friendly castle",
+            ["• Attack", "• Rally"],
+        ),
+        # a sentence that ends inside its bracket
+        (
+            "(Cover is explained under Combat in the open",
+            "When a scout is revealed by a tower, it goes back",
+            ["(Cover", "When a scout"],
+        ),
+    ],
+)
+def test_a_column_ends_a_list_item_or_a_bracketed_sentence(
+    last: str, first: str, expected: list[str]
+) -> None:
+    """A column's last line running to its margin, its text going on atop the
+    next column: a paragraph runs on there only mid-sentence. A list's next
+    item was read into the item before it when that one ended with no stop
+    ("...during the night phase • Rally one routed unit"), and a sentence
+    ending inside its bracket ("...in the open field.)") was taken for one
+    going on, the next paragraph read into it."""
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter, invariant=1)
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(LEFT_X, 720, "Orders")
+    c.setFont(BODY_FONT, BODY_SIZE)
+    left = [_to_width(f"Orders rule line {k} says each band", COLUMN_W) for k in range(8)]
+    left += [_to_width("Orders rule line 8 says each band", COLUMN_W, " of the game.")]
+    left += [_to_width(last, COLUMN_W, "" if last.startswith("•") else " field.)")]
+    right = [_to_width(first, COLUMN_W)]
+    right += [_to_width(f"and rule line {k} says each band", COLUMN_W) for k in range(8)]
+    right += [_to_width("and rule line 8 says each band", COLUMN_W, " for good.")]
+    for x, lines in ((LEFT_X, left), (RIGHT_X, right)):
+        for k, line in enumerate(lines):
+            # (space above the left column's last paragraph)
+            c.drawString(x, 700 - k * LEADING - (6 if x == LEFT_X and k == 9 else 0), line)
+    c.showPage()
+    c.save()
+    orders = next(u for u in read_pdf(out.getvalue()).units if u.title == "Orders")
+    paras = orders.text.split("\n")
+    assert [next((e for e in expected if p.startswith(e)), "") for p in paras] == [
+        "",
+        *expected,
+    ], orders.text
+
+
+def test_a_lists_item_atop_the_next_page_is_an_item_of_its_own() -> None:
+    """A list's item ending with no stop at a page's foot, its line running
+    to the margin: the next page's first item was read into it."""
+    b = Book(header="")
+    b.new_page()
+    b.heading("Orders", size=12)
+    b.lines([_full_line("Each order card lets you do one of the following things, as", end=":")])
+    b.y = 112
+    b._line(
+        MARGIN,
+        _to_width("• Attack one adjacent enemy unit with every figure", TEXT_W),
+        BODY_FONT,
+        BODY_SIZE,
+    )
+    b.new_page()
+    b.lines(["• Rally one routed unit next to a friendly castle."])
+    b.lines(["• Build a camp in an empty space you control."])
+    orders = next(u for u in read_pdf(b.pdf()).units if u.title == "Orders")
+    items = [p[:8] for p in orders.text.split("\n") if p.startswith("•")]
+    assert items == ["• Attack", "• Rally ", "• Build "], orders.text
+
+
 def test_a_one_page_sheets_header_is_not_read_into_a_column() -> None:
     """A one-page sheet in two columns with a header set small at the top
     right: it was read as the right column's first line, inside the sentence
@@ -3362,16 +3445,32 @@ def test_a_numbered_bold_title_alone_at_a_pages_foot_heads_the_next_pages_text()
 
 
 def _book_with_a_box_across_the_foot(
-    *, titled: bool, drawn_after: bool, table: bool = False, one_column: bool = False
+    *,
+    titled: bool,
+    drawn_after: bool,
+    table: bool = False,
+    one_column: bool = False,
+    middle: str = "",
 ) -> bytes:
     """Two pages in two columns (or one), a shaded box across the text at
     page 1's foot: a designer's note (a bold title over italic text), or the
     same text with no title, or a table's rows. The last section on page 1
-    runs on over the page, mid-sentence."""
+    runs on over the page, mid-sentence. With ``middle``, the box is set
+    across the page's middle instead, the columns' text running around it
+    ("wrap": the left column above it, then below it, then the right one,
+    as a typesetter's text wrap runs) or stopping above it and starting
+    again under it ("span": above it left then right, then below it)."""
     from reportlab.lib import colors
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.lib.units import inch
-    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+    from reportlab.platypus import (
+        BaseDocTemplate,
+        Flowable,
+        Frame,
+        NextPageTemplate,
+        PageTemplate,
+        Paragraph,
+    )
 
     width, height = letter
     margin, gap, box = 0.7 * inch, 0.3 * inch, 1.5 * inch
@@ -3385,9 +3484,9 @@ def _book_with_a_box_across_the_foot(
         if c.getPageNumber() != 1:
             return
         c.setFillColor(colors.Color(0.93, 0.89, 0.80))
-        c.rect(margin, margin, width - 2 * margin, box, fill=1, stroke=0)
+        c.rect(margin, base, width - 2 * margin, box, fill=1, stroke=0)
         c.setFillColor(colors.black)
-        y = margin + box - 8
+        y = base + box - 8
         if table:
             c.setFont("Helvetica", 9)
             for row in (("Terrain", "Move cost", "Cover"), ("Forest", "2", "Light"),
@@ -3413,15 +3512,34 @@ def _book_with_a_box_across_the_foot(
         Frame(margin, top, column, height - margin - top, id="a"),
         Frame(margin + column + gap, top, column, height - margin - top, id="b"),
     ]
+    base = margin  # where the box stands
+    later = frames  # the frames of the pages after the first
+    if middle:
+        # the box across the page's middle, each column in two frames
+        base = (height - box) / 2 - 0.4 * inch
+        over, under = base + box + 0.15 * inch, base - 0.15 * inch
+        a_over, b_over, a_under, b_under = (
+            Frame(x, y0, column, y1 - y0, id=f"{x}-{y0}")
+            for y0, y1 in ((over, height - margin), (margin, under))
+            for x in (margin, margin + column + gap)
+        )
+        frames = (
+            [a_over, a_under, b_over, b_under]
+            if middle == "wrap"
+            else [a_over, b_over, a_under, b_under]
+        )
     if one_column:
         frames = [Frame(margin, top, width - 2 * margin, height - margin - top, id="a")]
     hook = {"onPageEnd": draw} if drawn_after else {"onPage": draw}
     out = io.BytesIO()
     doc = BaseDocTemplate(out, pagesize=letter)
-    doc.addPageTemplates([PageTemplate("p", frames, **hook)])
+    doc.addPageTemplates([PageTemplate("p", frames, **hook), PageTemplate("q", later)])
     topics = ["Seasons", "Supply", "Movement", "Battles", "Sieges", "Winter", "Leaders",
               "Fleets", "Alliances", "Victory"]  # fmt: skip
-    story = [Paragraph("Empire of Dust", ParagraphStyle("d", parent=head, fontSize=22, leading=26))]
+    story: list[Flowable] = [NextPageTemplate("q")]
+    story += [
+        Paragraph("Empire of Dust", ParagraphStyle("d", parent=head, fontSize=22, leading=26))
+    ]
     for k, topic in enumerate(topics):
         story.append(Paragraph(topic, head))
         story += [
@@ -3435,10 +3553,17 @@ def _book_with_a_box_across_the_foot(
 
 
 @pytest.mark.parametrize(
-    ("drawn_after", "one_column"), [(False, False), (True, False), (False, True)]
+    ("drawn_after", "one_column", "middle"),
+    [
+        (False, False, ""),
+        (True, False, ""),
+        (False, True, ""),
+        (False, False, "wrap"),
+        (False, False, "span"),
+    ],
 )
 def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
-    drawn_after: bool, one_column: bool
+    drawn_after: bool, one_column: bool, middle: str
 ) -> None:
     """A designer's note in a shaded box across both columns at the page's
     foot, the columns running on over the page (probe4's sidebar): its
@@ -3448,9 +3573,13 @@ def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
     in, and that section's text reads on unbroken, whether the PDF draws
     the box before the columns or after them. On a page in one column, the
     box the PDF draws before the text was read first, into the rule before
-    the page's first heading."""
+    the page's first heading. Across the page's middle, where the columns'
+    text runs around the box (the left column above it, then below it, as
+    a typesetter's text wrap runs), the paragraph running from above it to
+    below it was cut in two, its end read atop the right column; where the
+    columns stop above it and start again under it, they are read so."""
     data = _book_with_a_box_across_the_foot(
-        titled=True, drawn_after=drawn_after, one_column=one_column
+        titled=True, drawn_after=drawn_after, one_column=one_column, middle=middle
     )
     result = read_pdf(data)
     units = {u.title: u for u in result.units}
@@ -3466,6 +3595,89 @@ def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
         if u.title != "Empire of Dust" and u is not note:
             paras = u.text.split("\n")
             assert len(paras) == 3 and all(p.startswith("The rule of") for p in paras), u.text
+
+
+def _page_around_a_box(order: str) -> tuple[bytes, dict[str, list[str]], int]:
+    """One page in two columns, a shaded box holding a designer's note across
+    its middle, the text's lines set in the four places around the box in
+    ``order`` and drawn in it: "wrap" (the left column above the box, then
+    below it, then the right column above and below it: a typesetter's text
+    wrap) or "span" (above the box left then right, then below it left then
+    right: columns that stop at the box and start again under it). Returns
+    the PDF, each section's paragraphs by title, and how many of the three
+    moves from one place to the next fall mid-paragraph."""
+    from reportlab.lib import colors
+
+    topics = ["Marching", "Foraging", "Camps", "Scouting", "Ambushes", "Rivers"]
+    sections = {
+        topic: [
+            f"A column that is {topic.lower()} in part {k} follows these steps in the order "
+            f"given, and its leader checks each step before the next one begins, so that no "
+            f"unit of the {topic.lower()} column is left behind at dusk."
+            for k in range(2)
+        ]
+        for topic in topics
+    }
+    # the text in reading order: (line, font, space above it, opens a paragraph)
+    stream: list[tuple[str, str, float, bool]] = []
+    for topic, paras in sections.items():
+        stream.append((topic, "Helvetica-Bold", 10.0, True))
+        for para in paras:
+            stream += [
+                (line, BODY_FONT, 4.0 if k == 0 else 0.0, k == 0)
+                for k, line in enumerate(wrap(para, COLUMN_W))
+            ]
+    above, below = (PAGE_H - 90, 470.0), (330.0, 110.0)  # (top, floor) of each place
+    places = {
+        "wrap": [(LEFT_X, above), (LEFT_X, below), (RIGHT_X, above), (RIGHT_X, below)],
+        "span": [(LEFT_X, above), (RIGHT_X, above), (LEFT_X, below), (RIGHT_X, below)],
+    }[order]
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter, invariant=1)
+    c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+    c.rect(LEFT_X, 350, RIGHT_X + COLUMN_W - LEFT_X, 100, fill=1, stroke=0)
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica-Bold", 9)
+    c.drawString(LEFT_X + 8, 432, "Designer's Note")
+    c.setFont("Helvetica-Oblique", 8.5)
+    c.drawString(LEFT_X + 8, 418, "Columns in playtesting kept losing units at dusk, so the")
+    c.drawString(LEFT_X + 8, 407, "leader now checks each step before the next one begins.")
+    at, crossings = 0, 0
+    for place, (x, (top, floor)) in enumerate(places):
+        y = top
+        while at < len(stream) and y - stream[at][2] > floor:
+            text, font, space, opens = stream[at]
+            if y == top and place and not opens:
+                crossings += 1
+            y -= space if y != top else 0
+            c.setFont(font, BODY_SIZE)
+            c.drawString(x, y, text)
+            y -= LEADING
+            at += 1
+    assert at == len(stream), "the page is too full"
+    c.showPage()
+    c.save()
+    return out.getvalue(), sections, crossings
+
+
+@pytest.mark.parametrize("order", ["wrap", "span"])
+def test_columns_read_around_a_box_across_the_page_as_the_pdf_runs_them(order: str) -> None:
+    """A box across a page's middle, the columns' text running around it: the
+    left column above the box, then below it, then the right column (a
+    typesetter's text wrap, as InDesign sets a sidebar). The page was read
+    as if the columns stopped at the box and started again under it, so a
+    paragraph running from above the box to below it was cut in two, its
+    end read into the rule atop the right column. The two look the same on
+    the page; the PDF draws each in the order its text runs, so each is read
+    in that order, a paragraph whole where it goes on past the box in
+    either column, and the box a rule of its own."""
+    data, sections, crossings = _page_around_a_box(order)
+    assert crossings >= 2  # paragraphs do run on from one place to the next
+    units = {u.title: u for u in read_pdf(data).units}
+    for topic, paras in sections.items():
+        assert units[topic].text.split("\n") == paras, units[topic].text
+    note = units["Designer's Note"]
+    assert note.text.startswith("Columns in playtesting"), note.text
 
 
 def test_a_box_across_the_columns_with_no_title_goes_after_its_section() -> None:

@@ -155,6 +155,7 @@ from ruleslawyer.ingest.formats.pdf.headings import (
     _wraps,
 )
 from ruleslawyer.ingest.formats.pdf.lines import (
+    _CLOSERS,
     _WORD_TOKEN,
     RAISED_MARK,
     _body_size,
@@ -390,14 +391,24 @@ def outline_of(data: bytes, name: str) -> Outline:
                         continue
             else:
                 table_head = ln if ln.row else None
-            if para and _ends_paragraph(para, ln, margins, right, leading, marks):
+            # a column's text run on around a box, the box between its lines
+            past_box = bool(para) and any(
+                para[-1].page == ln.page
+                and para[-1].column == ln.column
+                and para[-1].bottom <= top
+                and bottom <= ln.top
+                for top, bottom in page.runs_around
+            )
+            if para and _ends_paragraph(para, ln, margins, right, leading, marks, past_box):
                 flush()
             para.append(ln)
             kept = ln
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
-            para[-1].row or _ends_sentence(para[-1].text, marks) or _short(para[-1], margins, right)
+            para[-1].row
+            or _ends_sentence(para[-1].text.rstrip(_CLOSERS), marks)
+            or _short(para[-1], margins, right)
         ):
             flush()
     flush()

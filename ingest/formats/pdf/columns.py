@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ruleslawyer.ingest.formats.pdf.lines import (
+    _CLOSERS,
     _PAGE_NUMBER,
     FURNITURE_ZONE,
     _body_size,
@@ -1008,6 +1009,8 @@ def _asides(page: _Page) -> None:
     # under a box across the page's middle), else after the page's text; not
     # where the PDF draws it (before the columns, or after)
     ordered = [ln for ln in page.lines if id(ln) not in taken]
+    for box in found:
+        ordered = _around(page, ordered, min(ln.top for ln in box), max(ln.bottom for ln in box))
     for box in sorted(found, key=lambda box: -box[0].top):
         bottom = max(ln.bottom for ln in box)
         at = next(
@@ -1019,6 +1022,84 @@ def _asides(page: _Page) -> None:
             ln.aside = k
             ln.column = -k  # its own margins, apart from the columns'
     page.lines = ordered
+
+
+def _around(page: _Page, lines: list[_Line], top: float, bottom: float) -> list[_Line]:
+    """``lines`` (a page in columns, read so far) with its columns read
+    around the box between ``top`` and ``bottom`` in the order its text runs:
+    around the box (the left column above it, then below it, then the next
+    column above and below: a typesetter's text wrap, InDesign's; the box's
+    place goes to ``page.runs_around``), or stopping above it and starting
+    again under it (above it left to right, then below it left to right:
+    CSS ``column-span``, a word processor's section break). The two
+    look the same on the page, and neither the box's lines (in one half of
+    the page, or across it) nor the place of anything else tells them
+    apart. The PDF draws the text in the order it runs: each of the four
+    parts in one piece (the page's header, footer and number, drawn with
+    the page's master wherever, left out), and the last columns may end
+    above the box (a chapter's last page). Where the text's own joins say
+    otherwise (a line going on in lower case after one that ends no
+    sentence), or the PDF draws it in neither order, it is read as it was.
+    Read the wrong way, a paragraph running on past the box was cut in two,
+    its end read into another rule."""
+    # the text across the page nearest above and below the box bounds the
+    # columns that run around it
+    across = [ln for ln in lines if ln.column == ACROSS and not ln.zone]
+    upper = max((ln.bottom for ln in across if ln.bottom <= top), default=-math.inf)
+    lower = min((ln.top for ln in across if ln.top >= bottom), default=math.inf)
+    columns = sorted({ln.column for ln in lines if ln.column >= 0 and ln.column != ACROSS})
+    # each column's lines above the box, and below it
+    parts = [
+        [
+            sorted(
+                (
+                    ln
+                    for ln in lines
+                    if ln.column == column
+                    and (
+                        upper <= ln.top and ln.bottom <= top if above else bottom <= ln.top < lower
+                    )
+                ),
+                key=lambda ln: ln.top,
+            )
+            for above in (True, False)
+        ]
+        for column in columns
+    ]
+    wrap = [part for pair in parts for part in pair]
+    span = [pair[0] for pair in parts] + [pair[1] for pair in parts]
+
+    def drawn_so(order: list[list[_Line]]) -> bool:
+        text = [[ln for ln in part if not ln.zone] for part in order]
+        return all(
+            max(ln.drawn for ln in a) < min(ln.drawn for ln in b)
+            for a, b in itertools.pairwise(part for part in text if part)
+        )
+
+    def misjoined(order: list[list[_Line]]) -> int:
+        """Joins where the text says no: a line in lower case after a
+        sentence's end, or a line ending mid-sentence before one that is
+        not in lower case. (A column's first and last lines count: only
+        marked as maybe a header or a footer, they are mostly the text's.)"""
+        order = [part for part in order if part]
+        return sum(
+            (not _ends_sentence(a[-1].text.rstrip(_CLOSERS))) != b[0].text[:1].islower()
+            for a, b in itertools.pairwise(order)
+        )
+
+    if len(parts) < 2 or not (parts[0][0] and parts[0][1] and parts[1][0]):
+        return lines
+    if drawn_so(wrap) and misjoined(wrap) <= misjoined(span):
+        page.runs_around.append((top, bottom))
+        order = wrap
+    elif drawn_so(span) and misjoined(span) <= misjoined(wrap):
+        order = span
+    else:
+        return lines
+    moved = {id(ln) for part in wrap for ln in part}
+    first = next(k for k, ln in enumerate(lines) if id(ln) in moved)
+    rest = [ln for ln in lines if id(ln) not in moved]
+    return rest[:first] + [ln for part in order for ln in part] + rest[first:]
 
 
 def _narrow_measure(page: _Page) -> None:

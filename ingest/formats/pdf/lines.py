@@ -136,6 +136,9 @@ class _Line:
     # the box drawn across the page's columns it is set in (a sidebar,
     # ``_asides``), numbered from 1 on its page; 0 for the running text
     aside: int = 0
+    # where the PDF draws it among its page's lines (PDFium's order): the
+    # order a typesetter's text runs in, where the place alone cannot tell
+    drawn: int = 0
 
     @property
     def caps(self) -> bool:
@@ -158,6 +161,9 @@ class _Page:
     # (x0, top, x1, bottom) of each rule drawn: a line two points thick or
     # less, a table's borders among them (``_ruled_tables``)
     rules: list[tuple[float, float, float, float]] = field(default_factory=list)
+    # (top, bottom) of each box the columns' text runs around (``_around``):
+    # its height is no space between paragraphs
+    runs_around: list[tuple[float, float]] = field(default_factory=list)
 
 
 def _open(data: bytes, name: str) -> Any:
@@ -414,6 +420,10 @@ def _page_lines(page: Any, number: int) -> _Page:
             result.rules.append((x0, height - y1, x1, height - y0))
     for seg, hyphen in _rejoin_rows(pending, width):
         _add_line(seg, hyphen)
+    for k, ln in enumerate(result.lines):
+        for part in (ln, ln.whole, *(ln.halves or ())):
+            if part is not None:
+                part.drawn = k
     return result
 
 
@@ -933,6 +943,10 @@ def _at_margin(ln: _Line, margins: dict[int, float]) -> bool:
 _MARK_AFTER_SENTENCE = re.compile(r"(?<=[^\d\s])[.:!?][\"'\u2019\u201d)]*(\S{1,7})$")
 
 _SENTENCE_ON = re.compile(r"[.!?;,]\s+\w")  # a line that goes on past a sentence break
+
+
+# What may close a sentence after its stop: '...its rules.)', '...apart."'
+_CLOSERS = "\"”’')]"
 
 
 def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:

@@ -19,6 +19,7 @@ import re
 import statistics
 
 from ruleslawyer.ingest.formats.pdf.lines import (
+    _CLOSERS,
     _LIST_ITEM,
     _SOFT_BREAKS,
     _ends_sentence,
@@ -103,21 +104,32 @@ def _starts_block(
     right: dict[int, float],
     leading: float | None = None,
     marks: frozenset[str] = frozenset(),
+    past_box: bool = False,
 ) -> bool:
     """Does ``ln`` start a new paragraph, list item or row after ``prev``?
     ``leading`` is the book's usual gap between lines (``_leading``): a word
     processor sets space between paragraphs, so a gap half a line more than
     that after a sentence's end is a new paragraph even where the line before
-    ran to the margin."""
+    ran to the margin. ``past_box``: a box the text runs around lies between
+    the two (``columns._around``), its height no gap between paragraphs."""
     if ln.page != prev.page:
-        return False  # decided at the page end: only sentence ends break there
+        # decided at the page end, where only sentence ends break, but a
+        # paragraph never runs into a list's next item
+        return bool(_LIST_ITEM.match(ln.text))
     if ln.row or prev.row:
         return True  # a table row is a block of its own
-    if ln.column != prev.column:  # like a page end: a paragraph runs on only mid-sentence
-        return _ends_sentence(prev.text, marks) or _short(prev, margins, right, ln)
+    if ln.column != prev.column or past_box:
+        # like a page end: a paragraph runs on only mid-sentence (a sentence
+        # may end inside its bracket or quote: "...in the open field.)"), and
+        # never into a list's next item
+        return (
+            bool(_LIST_ITEM.match(ln.text))
+            or _ends_sentence(prev.text.rstrip(_CLOSERS), marks)
+            or _short(prev, margins, right, ln)
+        )
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
-    if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text.rstrip("\"”’')]"), marks):
+    if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text.rstrip(_CLOSERS), marks):
         # "100.2. To play, each player...": comprehensive rules number each
         # paragraph, and set them closer than a half line apart (the one
         # before may end in a quotation: '...gets N Drowned counters."')
@@ -160,10 +172,11 @@ def _ends_paragraph(
     right: dict[int, float],
     leading: float | None,
     marks: frozenset[str],
+    past_box: bool = False,
 ) -> bool:
     """Does the paragraph ``para`` end before ``ln``: a new block starts
     (``_starts_block``), or the text goes back to the margin after a list
     item (``_leaves_list``)?"""
-    return _starts_block(para[-1], ln, margins, right, leading, marks) or _leaves_list(
+    return _starts_block(para[-1], ln, margins, right, leading, marks, past_box) or _leaves_list(
         para, ln, margins
     )
