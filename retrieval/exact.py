@@ -101,7 +101,7 @@ class ExactIndex:
         ``number``: a section whose text is all in its numbered paragraphs ("3.2"
         of 3.2.1 and 3.2.2, "100" of 100.1 and 100.1a, a wargame's "8.3" of its
         cases 8.31 and 8.32) is found by its number."""
-        # (a heading "1.10" is no case of 1.1: ``rules_under``)
+        # (a heading "1.10" is no case of 1.1: ``records.case_of``)
         numbered = (
             (i, rule_id, i in self.in_heading)
             for rule_id, positions in self.by_number.items()

@@ -15,6 +15,7 @@ import io
 import itertools
 import re
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from reportlab.lib.pagesizes import letter
@@ -2995,13 +2996,19 @@ def test_a_list_of_two_bold_objectives_does_not_swallow_the_chapters_after_it() 
     assert "1. Hold the bridge" in lines and "2. Kill the enemy warlord" in lines
 
 
+def _to_width(start: str, width: float, end: str = "") -> str:
+    """``start`` padded with words to run (nearly) to ``width``, then ``end``."""
+    words = start.split()
+    for word in itertools.cycle(["and", "the", "same", "order", "holds", "for", "each", "unit"]):
+        if stringWidth(" ".join([*words, word]) + end, BODY_FONT, BODY_SIZE) >= width:
+            return " ".join(words) + end
+        words.append(word)
+    raise AssertionError("unreachable")
+
+
 def _full_line(start: str, end: str = ".") -> str:
     """``start`` padded with words to run to the right margin, then ``end``."""
-    words = start.split()
-    pad = itertools.cycle(["and", "the", "same", "rule", "holds", "for", "each", "player"])
-    while stringWidth(" ".join(words) + end, BODY_FONT, BODY_SIZE) < 0.95 * TEXT_W:
-        words.append(next(pad))
-    return " ".join(words) + end
+    return _to_width(start, TEXT_W, end)
 
 
 def test_numbered_rule_paragraphs_set_close_are_paragraphs() -> None:
@@ -3305,42 +3312,42 @@ def test_running_headers_that_alternate_or_skip_pages_are_dropped() -> None:
     assert all("Sentence 2 of rule" in u.text for u in result.units)
 
 
-def _to_width(start: str, width: float, end: str = "") -> str:
-    """``start`` padded with words to run (nearly) to ``width``, then ``end``."""
-    words = start.split()
-    for word in itertools.cycle(["and", "the", "same", "order", "holds", "for", "each", "unit"]):
-        if stringWidth(" ".join([*words, word]) + end, BODY_FONT, BODY_SIZE) >= width:
-            return " ".join(words) + end
-        words.append(word)
-    raise AssertionError("unreachable")
-
-
 @pytest.mark.parametrize(
-    ("last", "first", "expected"),
+    ("last", "end", "first", "expected"),
     [
         # a list's item that ends with no stop, the next one atop the column
         (
             "• Attack one adjacent enemy unit with every figure",
+            "",
             "• Rally one routed unit next to a friendly castle",
             ["• Attack", "• Rally"],
         ),
         # a sentence that ends inside its bracket
         (
             "(Cover is explained under Combat in the open",
+            " field.)",
             "When a scout is revealed by a tower, it goes back",
             ["(Cover", "When a scout"],
+        ),
+        # a sentence going on at a number, which is no list's item
+        (
+            "Each model rolls one die, and it hits on a",
+            " roll of",
+            "6. Each hit then takes one wound from the unit",
+            ["Each model"],
         ),
     ],
 )
 def test_a_column_ends_a_list_item_or_a_bracketed_sentence(
-    last: str, first: str, expected: list[str]
+    last: str, end: str, first: str, expected: list[str]
 ) -> None:
     """A column's last line running to its margin, its text going on atop the
     next column: a paragraph runs on there only mid-sentence. A list's next
     item was read into the item before it when that one ended with no stop
     ("...during the night phase • Rally one routed unit"), and a sentence
     ending inside its bracket ("...in the open field.)") was taken for one
-    going on, the next paragraph read into it."""
+    going on, the next paragraph read into it. A sentence going on at a
+    number ("...on a roll of" / "6. Each hit") goes on: no list is open."""
     out = io.BytesIO()
     c = canvas.Canvas(out, pagesize=letter, invariant=1)
     c.setFont("Helvetica-Bold", 12)
@@ -3348,7 +3355,7 @@ def test_a_column_ends_a_list_item_or_a_bracketed_sentence(
     c.setFont(BODY_FONT, BODY_SIZE)
     left = [_to_width(f"Orders rule line {k} says each band", COLUMN_W) for k in range(8)]
     left += [_to_width("Orders rule line 8 says each band", COLUMN_W, " of the game.")]
-    left += [_to_width(last, COLUMN_W, "" if last.startswith("•") else " field.)")]
+    left += [_to_width(last, COLUMN_W, end)]
     right = [_to_width(first, COLUMN_W)]
     right += [_to_width(f"and rule line {k} says each band", COLUMN_W) for k in range(8)]
     right += [_to_width("and rule line 8 says each band", COLUMN_W, " for good.")]
@@ -3444,13 +3451,13 @@ def test_a_numbered_bold_title_alone_at_a_pages_foot_heads_the_next_pages_text()
     assert units[-1].source.page == 1  # where its title is printed
 
 
-def _book_with_a_box_across_the_foot(
+def _book_with_a_box_across_the_text(
     *,
     titled: bool,
     drawn_after: bool,
     table: bool = False,
     one_column: bool = False,
-    middle: str = "",
+    middle: Literal["", "wrap", "span"] = "",
 ) -> bytes:
     """Two pages in two columns (or one), a shaded box across the text at
     page 1's foot: a designer's note (a bold title over italic text), or the
@@ -3512,8 +3519,10 @@ def _book_with_a_box_across_the_foot(
         Frame(margin, top, column, height - margin - top, id="a"),
         Frame(margin + column + gap, top, column, height - margin - top, id="b"),
     ]
+    if one_column:
+        frames = [Frame(margin, top, width - 2 * margin, height - margin - top, id="a")]
+    later = frames  # the pages after the first (the box is on page 1 only)
     base = margin  # where the box stands
-    later = frames  # the frames of the pages after the first
     if middle:
         # the box across the page's middle, each column in two frames
         base = (height - box) / 2 - 0.4 * inch
@@ -3528,8 +3537,6 @@ def _book_with_a_box_across_the_foot(
             if middle == "wrap"
             else [a_over, b_over, a_under, b_under]
         )
-    if one_column:
-        frames = [Frame(margin, top, width - 2 * margin, height - margin - top, id="a")]
     hook = {"onPageEnd": draw} if drawn_after else {"onPage": draw}
     out = io.BytesIO()
     doc = BaseDocTemplate(out, pagesize=letter)
@@ -3563,7 +3570,7 @@ def _book_with_a_box_across_the_foot(
     ],
 )
 def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
-    drawn_after: bool, one_column: bool, middle: str
+    drawn_after: bool, one_column: bool, middle: Literal["", "wrap", "span"]
 ) -> None:
     """A designer's note in a shaded box across both columns at the page's
     foot, the columns running on over the page (probe4's sidebar): its
@@ -3578,7 +3585,7 @@ def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
     a typesetter's text wrap runs), the paragraph running from above it to
     below it was cut in two, its end read atop the right column; where the
     columns stop above it and start again under it, they are read so."""
-    data = _book_with_a_box_across_the_foot(
+    data = _book_with_a_box_across_the_text(
         titled=True, drawn_after=drawn_after, one_column=one_column, middle=middle
     )
     result = read_pdf(data)
@@ -3597,18 +3604,20 @@ def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
             assert len(paras) == 3 and all(p.startswith("The rule of") for p in paras), u.text
 
 
-def _page_around_a_box(order: str) -> tuple[bytes, dict[str, list[str]], int]:
+def _page_around_a_box(
+    order: Literal["wrap", "span"], boxes: int = 1
+) -> tuple[bytes, dict[str, list[str]], int]:
     """One page in two columns, a shaded box holding a designer's note across
-    its middle, the text's lines set in the four places around the box in
-    ``order`` and drawn in it: "wrap" (the left column above the box, then
-    below it, then the right column above and below it: a typesetter's text
-    wrap) or "span" (above the box left then right, then below it left then
-    right: columns that stop at the box and start again under it). Returns
-    the PDF, each section's paragraphs by title, and how many of the three
-    moves from one place to the next fall mid-paragraph."""
+    its middle (or ``boxes`` of them, one above another), the text's lines
+    set in the places around the boxes in ``order`` and drawn in it: "wrap"
+    (the left column down past every box, then the right column: a
+    typesetter's text wrap) or "span" (each band between the boxes left
+    then right: columns that stop at a box and start again under it).
+    Returns the PDF, each section's paragraphs by title, and how many moves
+    from one place to the next fall mid-paragraph."""
     from reportlab.lib import colors
 
-    topics = ["Marching", "Foraging", "Camps", "Scouting", "Ambushes", "Rivers"]
+    topics = ["Marching", "Foraging", "Camps", "Scouting", "Ambushes", "Rivers"][: 7 - boxes]
     sections = {
         topic: [
             f"A column that is {topic.lower()} in part {k} follows these steps in the order "
@@ -3627,21 +3636,30 @@ def _page_around_a_box(order: str) -> tuple[bytes, dict[str, list[str]], int]:
                 (line, BODY_FONT, 4.0 if k == 0 else 0.0, k == 0)
                 for k, line in enumerate(wrap(para, COLUMN_W))
             ]
-    above, below = (PAGE_H - 90, 470.0), (330.0, 110.0)  # (top, floor) of each place
-    places = {
-        "wrap": [(LEFT_X, above), (LEFT_X, below), (RIGHT_X, above), (RIGHT_X, below)],
-        "span": [(LEFT_X, above), (RIGHT_X, above), (LEFT_X, below), (RIGHT_X, below)],
-    }[order]
+    # each box's (bottom, top) on the page, and the bands of text around them
+    # as (top line's y, floor)
+    shelves = {1: [(350.0, 450.0)], 2: [(440.0, 510.0), (250.0, 320.0)]}[boxes]
+    edges = [PAGE_H - 90, *(y for low, high in shelves for y in (high + 20, low - 20)), 110.0]
+    bands = list(itertools.pairwise(edges))[::2]
+    columns = (LEFT_X, RIGHT_X)
+    places = (
+        [(x, band) for x in columns for band in bands]
+        if order == "wrap"
+        else [(x, band) for band in bands for x in columns]
+    )
     out = io.BytesIO()
     c = canvas.Canvas(out, pagesize=letter, invariant=1)
-    c.setFillColor(colors.Color(0.93, 0.89, 0.80))
-    c.rect(LEFT_X, 350, RIGHT_X + COLUMN_W - LEFT_X, 100, fill=1, stroke=0)
-    c.setFillColor(colors.black)
-    c.setFont("Helvetica-Bold", 9)
-    c.drawString(LEFT_X + 8, 432, "Designer's Note")
-    c.setFont("Helvetica-Oblique", 8.5)
-    c.drawString(LEFT_X + 8, 418, "Columns in playtesting kept losing units at dusk, so the")
-    c.drawString(LEFT_X + 8, 407, "leader now checks each step before the next one begins.")
+    notes = [("Designer's Note", "Columns in playtesting kept losing units at dusk"),
+             ("Optional Rule: Forced March", "A column may march on after dusk")]  # fmt: skip
+    for (low, high), (title, text) in zip(shelves, notes, strict=False):
+        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+        c.rect(LEFT_X, low, RIGHT_X + COLUMN_W - LEFT_X, high - low, fill=1, stroke=0)
+        c.setFillColor(colors.black)
+        c.setFont("Helvetica-Bold", 9)
+        c.drawString(LEFT_X + 8, high - 18, title)
+        c.setFont("Helvetica-Oblique", 8.5)
+        c.drawString(LEFT_X + 8, high - 32, f"{text}, so the leader now checks each step")
+        c.drawString(LEFT_X + 8, high - 43, "before the next one begins.")
     at, crossings = 0, 0
     for place, (x, (top, floor)) in enumerate(places):
         y = top
@@ -3661,7 +3679,10 @@ def _page_around_a_box(order: str) -> tuple[bytes, dict[str, list[str]], int]:
 
 
 @pytest.mark.parametrize("order", ["wrap", "span"])
-def test_columns_read_around_a_box_across_the_page_as_the_pdf_runs_them(order: str) -> None:
+@pytest.mark.parametrize("boxes", [1, 2])
+def test_columns_read_around_a_box_across_the_page_as_the_pdf_runs_them(
+    order: Literal["wrap", "span"], boxes: int
+) -> None:
     """A box across a page's middle, the columns' text running around it: the
     left column above the box, then below it, then the right column (a
     typesetter's text wrap, as InDesign sets a sidebar). The page was read
@@ -3670,20 +3691,69 @@ def test_columns_read_around_a_box_across_the_page_as_the_pdf_runs_them(order: s
     end read into the rule atop the right column. The two look the same on
     the page; the PDF draws each in the order its text runs, so each is read
     in that order, a paragraph whole where it goes on past the box in
-    either column, and the box a rule of its own."""
-    data, sections, crossings = _page_around_a_box(order)
+    either column, and the box a rule of its own; so too past two boxes,
+    one above the other."""
+    data, sections, crossings = _page_around_a_box(order, boxes)
     assert crossings >= 2  # paragraphs do run on from one place to the next
     units = {u.title: u for u in read_pdf(data).units}
     for topic, paras in sections.items():
         assert units[topic].text.split("\n") == paras, units[topic].text
-    note = units["Designer's Note"]
-    assert note.text.startswith("Columns in playtesting"), note.text
+    assert units["Designer's Note"].text.startswith("Columns in playtesting")
+    if boxes == 2:
+        assert units["Optional Rule: Forced March"].text.startswith("A column may march")
+
+
+def test_columns_drawn_around_a_box_but_written_in_bands_read_as_written() -> None:
+    """A page whose columns stop at a box and start again under it, drawn
+    column by column as if its text ran around the box: read in the order
+    drawn, a paragraph would end mid-sentence before a heading and another
+    go on in lower case after a sentence's end. Where the text's joins say
+    so, they decide over the order drawn."""
+    from reportlab.lib import colors
+
+    march = _to_width("Marching columns move at the pace of their slowest", COLUMN_W)
+    forage = _to_width("Foraging columns take food from every village", COLUMN_W)
+    scouts = _to_width("Scouts move ahead of the column, and", COLUMN_W)
+    fed = _to_width("Each village feeds one column, and", COLUMN_W)
+    places = {  # (x, top line's y): lines, in the order the text reads
+        "above left": (LEFT_X, 680, ["Marching", march, march, march]),
+        "above right": (RIGHT_X, 680, ["unit and halt at dusk.", scouts, "then wait."]),
+        "below left": (LEFT_X, 320, ["Foraging", forage, forage, forage]),
+        "below right": (RIGHT_X, 320, ["they pass, but never twice.", fed, "then burns."]),
+    }
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter, invariant=1)
+    c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+    c.rect(LEFT_X, 350, RIGHT_X + COLUMN_W - LEFT_X, 100, fill=1, stroke=0)
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica-Bold", 9)
+    c.drawString(LEFT_X + 8, 432, "Designer's Note")
+    c.setFont("Helvetica-Oblique", 8.5)
+    c.drawString(LEFT_X + 8, 418, "Columns in playtesting kept losing units at dusk, so the")
+    c.drawString(LEFT_X + 8, 407, "leader now checks each step before the next one begins.")
+    for name in ("above left", "below left", "above right", "below right"):  # as drawn
+        x, y, lines = places[name]
+        for k, line in enumerate(lines):
+            c.setFont("Helvetica-Bold" if k == 0 and line[0].isupper() and len(line) < 12
+                      else BODY_FONT, BODY_SIZE)  # fmt: skip
+            c.drawString(x, y - k * LEADING, line)
+    c.showPage()
+    c.save()
+    units = {u.title: u for u in read_pdf(out.getvalue()).units}
+    assert units["Marching"].text.split("\n") == [
+        " ".join([march] * 3 + ["unit and halt at dusk."]),
+        f"{scouts} then wait.",
+    ], units["Marching"].text
+    assert units["Foraging"].text.split("\n") == [
+        " ".join([forage] * 3 + ["they pass, but never twice."]),
+        f"{fed} then burns.",
+    ], units["Foraging"].text
 
 
 def test_a_box_across_the_columns_with_no_title_goes_after_its_section() -> None:
     """The same box with no title line is text of the section it sits in,
     after the paragraph that runs on past it, not inside it."""
-    result = read_pdf(_book_with_a_box_across_the_foot(titled=False, drawn_after=False))
+    result = read_pdf(_book_with_a_box_across_the_text(titled=False, drawn_after=False))
     holders = [u for u in result.units if "playtesting" in u.text]
     assert len(holders) == 1
     paras = holders[0].text.split("\n")
@@ -3695,7 +3765,7 @@ def test_a_box_across_the_columns_with_no_title_goes_after_its_section() -> None
 def test_a_table_in_a_box_across_the_columns_is_no_aside() -> None:
     """A shaded table set across the columns is no sidebar: its first row is
     no rule's title, and no rule is named after it."""
-    result = read_pdf(_book_with_a_box_across_the_foot(titled=True, drawn_after=False, table=True))
+    result = read_pdf(_book_with_a_box_across_the_text(titled=True, drawn_after=False, table=True))
     titles = {u.title for u in result.units}
     assert not any("Terrain" in t for t in titles), titles
     assert any("Forest" in u.text for u in result.units)

@@ -155,7 +155,6 @@ from ruleslawyer.ingest.formats.pdf.headings import (
     _wraps,
 )
 from ruleslawyer.ingest.formats.pdf.lines import (
-    _CLOSERS,
     _WORD_TOKEN,
     RAISED_MARK,
     _body_size,
@@ -406,9 +405,7 @@ def outline_of(data: bytes, name: str) -> Outline:
         # A paragraph continues over a page break only mid-sentence, from a
         # line that runs to the margin (not a caption or a table's last row).
         if para and (
-            para[-1].row
-            or _ends_sentence(para[-1].text.rstrip(_CLOSERS), marks)
-            or _short(para[-1], margins, right)
+            para[-1].row or _ends_sentence(para[-1].text, marks) or _short(para[-1], margins, right)
         ):
             flush()
     flush()

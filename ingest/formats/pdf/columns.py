@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ruleslawyer.ingest.formats.pdf.lines import (
-    _CLOSERS,
     _PAGE_NUMBER,
     FURNITURE_ZONE,
     _body_size,
@@ -931,7 +930,8 @@ def _asides(page: _Page) -> None:
     where the text has it (an example, a note in its rule). The largest box
     counts, not a bar drawn inside it for its title. The box's text is
     measured against its padding on the right (``wraps_at``) as on the
-    left."""
+    left. The columns around a box across the page's middle are read in
+    the order their text runs (``_around``)."""
     if not page.shapes or not page.lines:
         return
     mid = page.width / 2
@@ -1009,8 +1009,17 @@ def _asides(page: _Page) -> None:
     # under a box across the page's middle), else after the page's text; not
     # where the PDF draws it (before the columns, or after)
     ordered = [ln for ln in page.lines if id(ln) not in taken]
-    for box in found:
-        ordered = _around(page, ordered, min(ln.top for ln in box), max(ln.bottom for ln in box))
+    # boxes one above another with no text across the page between them are
+    # one stack the columns run around (or stop at) together
+    across = [ln for ln in ordered if ln.column == ACROSS and not ln.zone]
+    stacks: list[list[tuple[float, float]]] = []
+    for top, bottom in sorted((min(x.top for x in b), max(x.bottom for x in b)) for b in found):
+        if stacks and not any(stacks[-1][-1][1] <= x.top and x.bottom <= top for x in across):
+            stacks[-1].append((top, bottom))
+        else:
+            stacks.append([(top, bottom)])
+    for stack in stacks:
+        ordered = _around(page, ordered, stack)
     for box in sorted(found, key=lambda box: -box[0].top):
         bottom = max(ln.bottom for ln in box)
         at = next(
@@ -1024,50 +1033,59 @@ def _asides(page: _Page) -> None:
     page.lines = ordered
 
 
-def _around(page: _Page, lines: list[_Line], top: float, bottom: float) -> list[_Line]:
+def _around(page: _Page, lines: list[_Line], boxes: list[tuple[float, float]]) -> list[_Line]:
     """``lines`` (a page in columns, read so far) with its columns read
-    around the box between ``top`` and ``bottom`` in the order its text runs:
-    around the box (the left column above it, then below it, then the next
-    column above and below: a typesetter's text wrap, InDesign's; the box's
-    place goes to ``page.runs_around``), or stopping above it and starting
-    again under it (above it left to right, then below it left to right:
-    CSS ``column-span``, a word processor's section break). The two
+    around ``boxes`` ((top, bottom) of each, one above another, top first)
+    in the order its text runs: around them (the left column down past
+    every box, then the next column: a typesetter's text wrap, InDesign's;
+    the boxes go to ``page.runs_around``), or stopping at each box and
+    starting again under it (each band between the boxes read left to
+    right: CSS ``column-span``, a word processor's section break). The two
     look the same on the page, and neither the box's lines (in one half of
     the page, or across it) nor the place of anything else tells them
-    apart. The PDF draws the text in the order it runs: each of the four
-    parts in one piece (the page's header, footer and number, drawn with
-    the page's master wherever, left out), and the last columns may end
-    above the box (a chapter's last page). Where the text's own joins say
-    otherwise (a line going on in lower case after one that ends no
-    sentence), or the PDF draws it in neither order, it is read as it was.
-    Read the wrong way, a paragraph running on past the box was cut in two,
+    apart. The text's joins tell where they can (a line going on in lower
+    case after a sentence's end, a heading after a line ending
+    mid-sentence, is the wrong order); elsewhere the PDF's order does, as
+    it draws the text in the order it runs: each of the parts in one piece
+    (the page's header, footer and number, drawn with the page's master
+    wherever, left out), and the last columns may end above a box (a
+    chapter's last page). Where neither tells, it is read as it was.
+    Read the wrong way, a paragraph running on past a box was cut in two,
     its end read into another rule."""
-    # the text across the page nearest above and below the box bounds the
-    # columns that run around it
+    # the text across the page nearest above and below the boxes bounds the
+    # columns that run around them
     across = [ln for ln in lines if ln.column == ACROSS and not ln.zone]
-    upper = max((ln.bottom for ln in across if ln.bottom <= top), default=-math.inf)
-    lower = min((ln.top for ln in across if ln.top >= bottom), default=math.inf)
-    columns = sorted({ln.column for ln in lines if ln.column >= 0 and ln.column != ACROSS})
-    # each column's lines above the box, and below it
+    upper = max((ln.bottom for ln in across if ln.bottom <= boxes[0][0]), default=-math.inf)
+    lower = min((ln.top for ln in across if ln.top >= boxes[-1][1]), default=math.inf)
+    columns = sorted({ln.column for ln in lines if ln.column != ACROSS})
+    if not {0, 1} <= set(columns):
+        # not a page read in columns (boxes set abreast, cards, number
+        # their own; a page in one column has only 0)
+        return lines
+    # the bands above, between and below the boxes; each column's lines in each
+    bands = list(
+        zip(
+            [upper] + [bottom for _, bottom in boxes],
+            [top for top, _ in boxes] + [lower],
+            strict=True,
+        )
+    )
     parts = [
         [
             sorted(
                 (
                     ln
                     for ln in lines
-                    if ln.column == column
-                    and (
-                        upper <= ln.top and ln.bottom <= top if above else bottom <= ln.top < lower
-                    )
+                    if ln.column == column and start <= ln.top and ln.bottom <= end
                 ),
                 key=lambda ln: ln.top,
             )
-            for above in (True, False)
+            for start, end in bands
         ]
         for column in columns
     ]
-    wrap = [part for pair in parts for part in pair]
-    span = [pair[0] for pair in parts] + [pair[1] for pair in parts]
+    wrap = [part for column in parts for part in column]
+    span = [column[k] for k in range(len(bands)) for column in parts]
 
     def drawn_so(order: list[list[_Line]]) -> bool:
         text = [[ln for ln in part if not ln.zone] for part in order]
@@ -1077,25 +1095,34 @@ def _around(page: _Page, lines: list[_Line], top: float, bottom: float) -> list[
         )
 
     def misjoined(order: list[list[_Line]]) -> int:
-        """Joins where the text says no: a line in lower case after a
-        sentence's end, or a line ending mid-sentence before one that is
-        not in lower case. (A column's first and last lines count: only
-        marked as maybe a header or a footer, they are mostly the text's.)"""
+        """Joins the text says no to: a line going on in lower case after a
+        sentence's end, or a heading (a bold line after one that is not)
+        right after a line ending mid-sentence. (A column's first and last
+        lines count: only marked as maybe a header or a footer, they are
+        mostly the text's.)"""
         order = [part for part in order if part]
         return sum(
-            (not _ends_sentence(a[-1].text.rstrip(_CLOSERS))) != b[0].text[:1].islower()
+            b[0].text[:1].islower() if _ends_sentence(a[-1].text) else b[0].bold and not a[-1].bold
             for a, b in itertools.pairwise(order)
         )
 
-    if len(parts) < 2 or not (parts[0][0] and parts[0][1] and parts[1][0]):
+    if not (parts[0][0] and parts[0][1] and parts[1][0]):
         return lines
-    if drawn_so(wrap) and misjoined(wrap) <= misjoined(span):
-        page.runs_around.append((top, bottom))
+    # the text's joins where they tell the two apart, else the order drawn
+    wrapped, spanned = misjoined(wrap), misjoined(span)
+    if wrapped != spanned:
+        order = wrap if wrapped < spanned else span
+    elif drawn_so(wrap):
         order = wrap
-    elif drawn_so(span) and misjoined(span) <= misjoined(wrap):
+    elif drawn_so(span):
         order = span
     else:
         return lines
+    if order is wrap:
+        page.runs_around += boxes
+    # the columns' lines read in their order where the first of them stood
+    # (every line before it is one not moved, so it stands as many lines
+    # into the rest)
     moved = {id(ln) for part in wrap for ln in part}
     first = next(k for k, ln in enumerate(lines) if id(ln) in moved)
     rest = [ln for ln in lines if id(ln) not in moved]

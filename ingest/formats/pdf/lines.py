@@ -950,10 +950,11 @@ _CLOSERS = "\"”’')]"
 
 
 def _ends_sentence(text: str, marks: frozenset[str] = frozenset()) -> bool:
-    """Does a line end a sentence: its last character, or one of the book's
+    """Does a line end a sentence: its last character, inside its bracket or
+    quote too ("...in the open field.)", '...loses."'), or one of the book's
     note marks (``marks``) after it ("...face up.17", "...coins.xxxviii";
     not "see p.12", "Fig.3", "rules v.2", a mark no note has)?"""
-    if text.endswith((".", ":", "!", "?")):
+    if text.rstrip(_CLOSERS).endswith((".", ":", "!", "?")):
         return True
     m = _MARK_AFTER_SENTENCE.search(text)
     return bool(m and m.group(1) in marks)

@@ -19,7 +19,6 @@ import re
 import statistics
 
 from ruleslawyer.ingest.formats.pdf.lines import (
-    _CLOSERS,
     _LIST_ITEM,
     _SOFT_BREAKS,
     _ends_sentence,
@@ -113,23 +112,15 @@ def _starts_block(
     ran to the margin. ``past_box``: a box the text runs around lies between
     the two (``columns._around``), its height no gap between paragraphs."""
     if ln.page != prev.page:
-        # decided at the page end, where only sentence ends break, but a
-        # paragraph never runs into a list's next item
-        return bool(_LIST_ITEM.match(ln.text))
+        return False  # decided at the page end: only sentence ends break there
     if ln.row or prev.row:
         return True  # a table row is a block of its own
     if ln.column != prev.column or past_box:
-        # like a page end: a paragraph runs on only mid-sentence (a sentence
-        # may end inside its bracket or quote: "...in the open field.)"), and
-        # never into a list's next item
-        return (
-            bool(_LIST_ITEM.match(ln.text))
-            or _ends_sentence(prev.text.rstrip(_CLOSERS), marks)
-            or _short(prev, margins, right, ln)
-        )
+        # like a page end: a paragraph runs on only mid-sentence
+        return _ends_sentence(prev.text, marks) or _short(prev, margins, right, ln)
     if _LIST_ITEM.match(ln.text) or ln.wide_gaps >= 2 or prev.wide_gaps >= 2:
         return True  # a list item, or a table row (cells set apart by wide gaps)
-    if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text.rstrip(_CLOSERS), marks):
+    if _NUMBERED_RULE.match(ln.text) and _ends_sentence(prev.text, marks):
         # "100.2. To play, each player...": comprehensive rules number each
         # paragraph, and set them closer than a half line apart (the one
         # before may end in a quotation: '...gets N Drowned counters."')
@@ -175,8 +166,27 @@ def _ends_paragraph(
     past_box: bool = False,
 ) -> bool:
     """Does the paragraph ``para`` end before ``ln``: a new block starts
-    (``_starts_block``), or the text goes back to the margin after a list
-    item (``_leaves_list``)?"""
-    return _starts_block(para[-1], ln, margins, right, leading, marks, past_box) or _leaves_list(
-        para, ln, margins
+    (``_starts_block``), the text goes back to the margin after a list item
+    (``_leaves_list``), or a list's next item opens the next column or page
+    (``_next_item``)?"""
+    return (
+        _starts_block(para[-1], ln, margins, right, leading, marks, past_box)
+        or _leaves_list(para, ln, margins)
+        or _next_item(para, ln, past_box)
+    )
+
+
+def _next_item(para: list[_Line], ln: _Line, past_box: bool = False) -> bool:
+    """Does ``ln``, atop the next column or page (or past a box the text runs
+    around), open a list's next item after ``para``, an item or the line
+    that introduces the list? A paragraph runs on over a column's end
+    mid-sentence, and "• Rally one routed unit" was read into an item that
+    ended with no stop ("...during the night phase"). Only after an item or
+    a list's lead-in: a sentence going on at "6. Each hit" or "a. The result"
+    is no list."""
+    prev = para[-1]
+    return (
+        (ln.page != prev.page or ln.column != prev.column or past_box)
+        and bool(_LIST_ITEM.match(ln.text))
+        and (bool(_LIST_ITEM.match(para[0].text)) or prev.text.endswith(":"))
     )

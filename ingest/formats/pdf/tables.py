@@ -794,6 +794,7 @@ def _row_line(
         column=head.column,
         cells=cells,
         row=True,
+        drawn=min(m.drawn for m in parts),
     )
 
 
