@@ -3771,6 +3771,95 @@ def test_a_table_in_a_box_across_the_columns_is_no_aside() -> None:
     assert any("Forest" in u.text for u in result.units)
 
 
+# A page in one column: two sections, the first of two paragraphs
+_MARCHING = (
+    "A column that is marching follows these steps in the order given, and its leader "
+    "checks each step before the next one begins, so that no unit of the column is left "
+    "behind at dusk when the camp is made for the night."
+)
+_SCOUTS = "Scouts move ahead of the column and may look at the next terrain card."
+_FORAGING = "A foraging column takes food from every village it passes, but never twice."
+
+
+def _one_column_page_with_a_box(drawn: Literal["before", "after", "in place"]) -> bytes:
+    """A page in one column with a designer's note in a shaded box across
+    its text: drawn apart from the text, before it or after it (a frame of
+    its own), the first paragraph running on from above the box to below
+    it; or drawn in its place between the two paragraphs, with a note at
+    the page's foot drawn first (a master page's frame)."""
+    from reportlab.lib import colors
+
+    lines = [("Marching", True)] + [(x, False) for x in wrap(_MARCHING, TEXT_W)]
+    lines += [(x, False) for x in wrap(_SCOUTS, TEXT_W)]
+    lines += [("Foraging", True)] + [(x, False) for x in wrap(_FORAGING, TEXT_W)]
+    out = io.BytesIO()
+    c = canvas.Canvas(out, pagesize=letter, invariant=1)
+
+    def box(top: float) -> None:
+        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+        c.rect(MARGIN, top - 80, TEXT_W, 80, fill=1, stroke=0)
+        c.setFillColor(colors.black)
+        c.setFont("Helvetica-Bold", 9)
+        c.drawString(MARGIN + 8, top - 18, "Designer's Note")
+        c.setFont("Helvetica-Oblique", 8.5)
+        c.drawString(MARGIN + 8, top - 32, "Columns in playtesting kept losing units at dusk.")
+        c.drawString(MARGIN + 8, top - 43, "The leader now checks each step.")
+
+    if drawn == "before":
+        box(640)
+    if drawn == "in place":
+        c.setFont(BODY_FONT, 8)
+        c.drawString(MARGIN, 130, "Playtest draft 0.9 of the rules, printed for the spring meet.")
+        c.drawString(MARGIN, 120, "Send comments and questions to the address on the box.")
+    # the box after the first paragraph's second line (drawn apart), or
+    # after the whole paragraph (in its place)
+    under = 2 if drawn != "in place" else 3
+    y = 700.0
+    for k, (text, heading) in enumerate(lines):
+        y -= 8 if heading or k == 4 else 0  # (space before headings and the second paragraph)
+        c.setFont("Helvetica-Bold" if heading else BODY_FONT, BODY_SIZE)
+        c.drawString(MARGIN, y, text)
+        if k == under:
+            if drawn == "in place":
+                box(y - 8)
+            y -= 120
+        y -= LEADING
+    if drawn == "after":
+        box(640)
+    c.showPage()
+    c.save()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("drawn", ["before", "after"])
+def test_a_box_the_text_runs_past_on_a_page_in_one_column_is_a_rule_of_its_own(
+    drawn: Literal["before", "after"],
+) -> None:
+    """A page in one column with a designer's note in a box across its
+    middle, drawn apart from the text (a frame of its own, before the text
+    or after it), a paragraph running on from above the box to below it:
+    the note was read before the page's first heading (the rule before it,
+    or a rule "untitled" on page 1), or into the page's last rule, and the
+    paragraph was cut at the box. Now the note is a rule of its own beside
+    its section, and the paragraph reads whole."""
+    units = {u.title: u for u in read_pdf(_one_column_page_with_a_box(drawn)).units}
+    assert units["Marching"].text.split("\n") == [_MARCHING, _SCOUTS], units["Marching"].text
+    assert units["Foraging"].text == _FORAGING
+    assert units["Designer's Note"].text.startswith("Columns in playtesting")
+
+
+def test_a_box_drawn_in_its_place_stays_though_a_line_elsewhere_is_drawn_first() -> None:
+    """The same note drawn in its place between two paragraphs stays there,
+    in its rule, though a note at the page's foot is drawn before all the
+    text (a review found that one stray line made every such box look
+    drawn apart, and the box went before the page's first heading)."""
+    units = {u.title: u for u in read_pdf(_one_column_page_with_a_box("in place")).units}
+    assert "Designer's Note" not in units, list(units)
+    paras = units["Marching"].text.split("\n")
+    assert paras[0] == _MARCHING and paras[-1] == _SCOUTS, paras
+    assert any(p.startswith("Columns in playtesting") for p in paras[1:-1]), paras
+
+
 def test_a_shaded_example_between_paragraphs_stays_in_its_rule() -> None:
     """A box between two paragraphs of a page in one column (an example set
     on a shaded ground) is no aside: it stays where the text has it, in its

@@ -978,23 +978,34 @@ def _asides(page: _Page) -> None:
         if len(inside) >= len(outside) or x0 > min(ln.x0 for ln in outside) + size:
             continue
         # the text beside it in columns (a right column's, or a third's), or
-        # in one of them (a last page, its right column empty); or all of
-        # it above the box (a box at the foot of a page in one column, the
-        # text running on over the page) or all below it, where the PDF
-        # draws the box apart from the text (before it or after it): one
-        # drawn in its place is a note between paragraphs that a page break
-        # happened to leave at the page's foot, its rule's
+        # in one of them (a last page, its right column empty); or, on a
+        # page in one column, all of it above or below the box, where the
+        # PDF draws the box apart from the text (before it or after it, a
+        # frame of its own): one drawn in its place is a note between
+        # paragraphs (or one a page break happened to leave at the page's
+        # foot), its rule's
+        # (in its place: drawn after the text's line nearest above it and
+        # before the one nearest below it; a stray line drawn out of order
+        # elsewhere, a note at the page's foot drawn first, says nothing)
         inside_at = [read_at[id(ln)] for ln in inside]
-        outside_at = [read_at[id(ln)] for ln in outside]
+        above = [ln for ln in outside if ln.bottom <= top + 1]
+        below = [ln for ln in outside if ln.top >= bottom - 1]
+        in_place = (
+            not above or read_at[id(max(above, key=lambda ln: ln.bottom))] < min(inside_at)
+        ) and (not below or max(inside_at) < read_at[id(min(below, key=lambda ln: ln.top))])
+        in_columns = any(ln.column == 1 or ln.column > ACROSS for ln in outside)
         if not (
-            any(ln.column == 1 or ln.column > ACROSS for ln in outside)
+            in_columns
             or (
                 len(outside) >= BOX_LINES and all(ln.x1 < mid + 0.02 * page.width for ln in outside)
             )
-            or (all(ln.bottom <= top + 1 for ln in outside) and min(inside_at) < max(outside_at))
-            or (all(ln.top >= bottom - 1 for ln in outside) and max(inside_at) > min(outside_at))
+            or (len(above) + len(below) == len(outside) and not in_place)
         ):
             continue
+        if above and below and not in_columns:
+            # the text of a page in one column runs on past it (a frame the
+            # text wraps above and below)
+            page.runs_around.append((min(ln.top for ln in inside), max(ln.bottom for ln in inside)))
         found.append(sorted(inside, key=lambda ln: (ln.top, ln.x0)))
         # its text's right margin mirrors its left one in the box: measured
         # by its own longest line, the first paragraph of a note of two
@@ -1021,10 +1032,12 @@ def _asides(page: _Page) -> None:
     for stack in stacks:
         ordered = _around(page, ordered, stack)
     for box in sorted(found, key=lambda box: -box[0].top):
+        # (the first read of the lines right under it, atop each column: a
+        # line drawn first from the page's foot is no text under the box)
         bottom = max(ln.bottom for ln in box)
-        at = next(
-            (k for k, ln in enumerate(ordered) if ln.top >= bottom and not ln.zone), len(ordered)
-        )
+        under = [k for k, ln in enumerate(ordered) if ln.top >= bottom and not ln.zone]
+        first = min((ordered[k].top for k in under), default=0.0)
+        at = min((k for k in under if ordered[k].top <= first + 2 * size), default=len(ordered))
         ordered[at:at] = box
     for k, box in enumerate(found, start=1):
         for ln in box:
