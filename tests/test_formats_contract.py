@@ -424,6 +424,9 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "```\n+----+\n| x  |\n+----+\n```\n\n"
         "    +----+\n    | y  |\n    +----+\n\n"
         "- Roll first:\n\n  +---+----+\n  | 1 | Go |\n  +---+----+\n\n"
+        "> **Designer's note.** Terrain costs:\n>\n"
+        "> +--------+------+\n> | Ground | Cost |\n> +========+======+\n"
+        "> | Swamp  | 3    |\n> +--------+------+\n\n"
         "+-----+--+\n| bad | |\n+--+----+\n"
     )
     (unit,) = parse_file("r.md", md.encode(), game="x").units
@@ -440,6 +443,9 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "+----+",
         "- Roll first:",
         "1 | Go",
+        "Designer's note. Terrain costs:",
+        "Ground | Cost",
+        "Swamp | 3",
         "+-----+--+ | bad | | +--+----+",
     ]
 
@@ -476,6 +482,41 @@ def test_a_pandoc_simple_table_is_a_table() -> None:
         "a    b",
         "---  ---",
         "1    2",
+    ]
+
+
+def test_a_pandoc_multiline_table_is_a_table() -> None:
+    """Pandoc's multiline tables (a rule of one run of dashes over the
+    header, rows apart by blank lines, a closing rule) read as a simple
+    table's first row, the rest as text, a cell's second line a row of its
+    own. Each row's lines are cut between the columns' runs and joined cell
+    by cell. A thematic break over a simple table is no multiline table."""
+    md = (
+        "# Weapons\n\n"
+        "--------------------------------------\n"
+        " Weapon   Range  Special\n"
+        "-------- ------- ---------------------\n"
+        ' Knife    1"     Fights in close\n'
+        "                 combat after a charge.\n\n"
+        ' Bow      18"    Never after moving.\n'
+        "--------------------------------------\n\n"
+        "Table: Weapons.\n\n"
+        "---\n"
+        "Move  Cost\n"
+        "----  ----\n"
+        "Road  1\n\n"
+        "Dry.\n\n"
+        "---\n"
+    )
+    (unit,) = parse_file("r.md", md.encode(), game="x").units
+    assert unit.text.split("\n") == [
+        "Weapon | Range | Special",
+        'Knife | 1" | Fights in close combat after a charge.',
+        'Bow | 18" | Never after moving.',
+        "Table: Weapons.",
+        "Move | Cost",
+        "Road | 1",
+        "Dry.",
     ]
 
 

@@ -363,6 +363,9 @@ def _brew_blocks(text: str) -> tuple[str, int]:
 # Pandoc's alignment colons ("+:----+")
 _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=:]+\+)+[ \t]*$")
 _GRID_ROW = re.compile(r"^[ \t]*[|+].*[|+][ \t]*$")
+# what a table's lines share before it: a list item's indent, a block quote's
+# markers ("> ", a designer's note holding a table)
+_LEAD = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 
 
 def _grid_tables(text: str) -> str:
@@ -372,10 +375,10 @@ def _grid_tables(text: str) -> str:
     line of border soup ("+------+ | Weapon | Range | ..."). docutils parses
     them: cells over several lines (a wrapped cell, a cell's list) joined
     into one, a cell spanning columns followed by empty ones, so its row's
-    cells stay under their headers; a table indented in a list item stays
-    in it. A table docutils cannot parse (a border out of line) stays as it
-    was, as does one in code: where the code is, fenced or indented, is
-    what markdown-it itself finds. Trade-off: a drawing of boxes in the
+    cells stay under their headers; a table indented in a list item, or
+    in a block quote, stays in it. A table docutils cannot parse (a border
+    out of line) stays as it was, as does one in code: where the code is,
+    fenced or indented, is what markdown-it itself finds. Trade-off: a drawing of boxes in the
     text, not in code, that is a grid ("+---+---+" over "| A | B |") reads
     as a table's row, as Pandoc renders it."""
     if "+-" not in text and "+=" not in text and "+:" not in text:
@@ -389,19 +392,24 @@ def _grid_tables(text: str) -> str:
     n = 0
     while n < len(lines):
         line = lines[n]
-        if n in code or not _GRID_BORDER.match(line):
+        lead = m.group() if (m := _LEAD.match(line)) else ""
+        if n in code or not _GRID_BORDER.match(line[len(lead) :]):
             out.append(line)
             n += 1
             continue
         end = n + 1
-        while end < len(lines) and end not in code and _GRID_ROW.match(lines[end]):
+        while (
+            end < len(lines)
+            and end not in code
+            and lines[end].startswith(lead)
+            and _GRID_ROW.match(lines[end][len(lead) :])
+        ):
             end += 1
-        while end > n + 1 and not _GRID_BORDER.match(lines[end - 1]):
+        while end > n + 1 and not _GRID_BORDER.match(lines[end - 1][len(lead) :]):
             end -= 1  # a table ends on its border
-        indent = len(line) - len(line.lstrip())
         block = [
-            (b.replace(":", "=" if "=" in b else "-") if _GRID_BORDER.match(b) else b)[indent:]
-            for b in lines[n:end]
+            (b.replace(":", "=" if "=" in b else "-") if _GRID_BORDER.match(b) else b)
+            for b in (x[len(lead) :] for x in lines[n:end])
         ]
         try:
             _, head, body = GridTableParser().parse(StringList([b.rstrip() for b in block]))
@@ -420,16 +428,18 @@ def _grid_tables(text: str) -> str:
             out.extend(lines[n:end])
             n = end
             continue
-        out.extend(_pipe_table(rows, line[:indent]))
+        out.extend(_pipe_table(rows, lead))
         n = end
     return "\n".join(out)
 
 
 def _pipe_table(rows: list[list[str]], pad: str) -> list[str]:
-    """``rows`` (the first the header) as a pipe table's lines, indented by
-    ``pad`` (a list item's), set apart by blank lines."""
+    """``rows`` (the first the header) as a pipe table's lines, led by
+    ``pad`` (a list item's indent, a block quote's markers), set apart by
+    blank lines (in a block quote, lines of its markers alone)."""
     table = [rows[0], ["---"] * len(rows[0]), *rows[1:]]
-    return ["", *(pad + "| " + " | ".join(r) + " |" for r in table), ""]
+    blank = pad.rstrip() if ">" in pad else ""
+    return [blank, *(pad + "| " + " | ".join(r) + " |" for r in table), blank]
 
 
 def _code_lines(text: str, kinds: tuple[str, ...] = ("fence", "code_block")) -> set[int]:
@@ -466,6 +476,12 @@ def _simple_tables(text: str) -> str:
             out.append(line)
             n += 1
             continue
+        if (multiline := _multiline_table(lines, n, code)) is not None:
+            start, stop, cells = multiline
+            del out[len(out) - (n - start) :]  # its rule and header, already passed on
+            out.extend(_pipe_table(cells, ""))
+            n = stop + 1
+            continue
         has_head = n > 0 and bool(lines[n - 1].strip()) and n - 1 not in code
         end = n + 1
         while (
@@ -490,6 +506,52 @@ def _simple_tables(text: str) -> str:
         out.extend(_pipe_table(cells, line[: len(line) - len(line.lstrip())]))
         n = end + 1 if closed else end
     return "\n".join(out)
+
+
+# a multiline table's opening and closing rule: one run of dashes
+_FULL_RULE = re.compile(r"^[ \t]*-{3,}[ \t]*$")
+
+
+def _multiline_table(
+    lines: list[str], n: int, code: set[int]
+) -> tuple[int, int, list[list[str]]] | None:
+    """Pandoc's multiline table whose header sits over the runs of dashes on
+    line ``n``: a rule of one run above the header, rows apart by blank
+    lines, each row's lines cut between the runs and joined cell by cell,
+    to a closing rule of one run. Read as a simple table, only the first
+    line of each row was; the rest ran on as text, a cell's second line a
+    row of its own ("Knife | 1 | May be used in close combat", " | | after a
+    charge."). Returns the lines of its opening and closing rules and its
+    rows (the header first), or None for anything else: a word across a
+    cut, code, no closing rule."""
+    runs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[n])]
+    span = runs[-1][1] - runs[0][0]
+
+    def rule(k: int) -> bool:  # (as wide as the table: not a thematic break's "---")
+        return bool(_FULL_RULE.match(lines[k])) and len(lines[k].strip()) >= 0.9 * span
+
+    top = n - 1
+    while top >= 0 and lines[top].strip() and top not in code and not rule(top):
+        top -= 1
+    if top < 0 or top == n - 1 or not rule(top) or top in code:
+        return None
+    stop = next((k for k in range(n + 1, len(lines)) if rule(k)), None)
+    if stop is None or any(k in code for k in range(n + 1, stop)):
+        return None
+    cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
+    groups: list[list[str]] = [lines[top + 1 : n], []]
+    for line in lines[n + 1 : stop]:
+        if line.strip():
+            groups[-1].append(line)
+        elif groups[-1]:
+            groups.append([])
+    rows: list[list[str]] = []
+    for group in (g for g in groups if g):
+        cut = [_cut_row(line, cuts) for line in group]
+        if any(c is None for c in cut):
+            return None
+        rows.append([" ".join(" ".join(parts).split()) for parts in zip(*cut, strict=True)])
+    return (top, stop, rows) if len(rows) >= 2 else None
 
 
 def _cut_row(row: str, cuts: list[int]) -> list[str] | None:
