@@ -427,6 +427,8 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "> **Designer's note.** Terrain costs:\n>\n"
         "> +--------+------+\n> | Ground | Cost |\n> +========+======+\n"
         "> | Swamp  | 3    |\n> +--------+------+\n\n"
+        "> - Also:\n>\n>   +------+---+\n>   | Ford | 2 |\n>   +------+---+\n\n"
+        "> +---+---+\n>  | x | y |\n> +---+---+\n\n"
         "+-----+--+\n| bad | |\n+--+----+\n"
     )
     (unit,) = parse_file("r.md", md.encode(), game="x").units
@@ -446,6 +448,9 @@ def test_a_pandoc_grid_table_is_a_table() -> None:
         "Designer's note. Terrain costs:",
         "Ground | Cost",
         "Swamp | 3",
+        "- Also:",
+        "Ford | 2",
+        "+---+---+ | x | y | +---+---+",
         "+-----+--+ | bad | | +--+----+",
     ]
 
@@ -506,10 +511,27 @@ def test_a_pandoc_multiline_table_is_a_table() -> None:
         "----  ----\n"
         "Road  1\n\n"
         "Dry.\n\n"
-        "---\n"
+        "---\n\n"
+        "-----------\n"
+        "Terrain  Cost\n"
+        "-------  ----\n"
+        "Open     1\n"
+        "Woods    2\n"
+        "-----------\n\n"
+        "Lance\n"
+        "--------------\n"
+        "Reach    Hits\n"
+        "-------  -----\n"
+        "Lance    2\n\n"
+        "Axe\n"
+        "--------------\n"
+        "Cleaves.\n"
     )
-    (unit,) = parse_file("r.md", md.encode(), game="x").units
-    assert unit.text.split("\n") == [
+    units = {u.title: u for u in parse_file("r.md", md.encode(), game="x").units}
+    assert list(units) == ["Weapons", "Lance", "Axe"]
+    assert units["Lance"].text.split("\n") == ["Reach | Hits", "Lance | 2"]
+    assert units["Axe"].text == "Cleaves."
+    assert units["Weapons"].text.split("\n") == [
         "Weapon | Range | Special",
         'Knife | 1" | Fights in close combat after a charge.',
         'Bow | 18" | Never after moving.',
@@ -517,6 +539,9 @@ def test_a_pandoc_multiline_table_is_a_table() -> None:
         "Move | Cost",
         "Road | 1",
         "Dry.",
+        "Terrain | Cost",
+        "Open | 1",
+        "Woods | 2",
     ]
 
 

@@ -365,7 +365,7 @@ _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=:]+\+)+[ \t]*$")
 _GRID_ROW = re.compile(r"^[ \t]*[|+].*[|+][ \t]*$")
 # what a table's lines share before it: a list item's indent, a block quote's
 # markers ("> ", a designer's note holding a table)
-_LEAD = re.compile(r"^[ \t]*(?:>[ \t]?)*")
+_LEAD = re.compile(r"^(?:[ \t]*>[ \t]?)*[ \t]*")
 
 
 def _grid_tables(text: str) -> str:
@@ -413,7 +413,8 @@ def _grid_tables(text: str) -> str:
         ]
         try:
             _, head, body = GridTableParser().parse(StringList([b.rstrip() for b in block]))
-        except (TableMarkupError, IndexError, ValueError):
+        except (TableMarkupError, IndexError, ValueError, AssertionError):
+            # (docutils asserts on some broken layouts, a border out of line)
             out.extend(lines[n:end])
             n = end
             continue
@@ -470,17 +471,19 @@ def _simple_tables(text: str) -> str:
     fenced = _code_lines(text, ("fence",))
     out: list[str] = []
     n = 0
+    since = 0  # lines from here on were passed on as they are
     while n < len(lines):
         line = lines[n]
         if n in code or not _DASH_GROUPS.match(line):
             out.append(line)
             n += 1
             continue
-        if (multiline := _multiline_table(lines, n, code)) is not None:
+        multiline = _multiline_table(lines, n, code)
+        if multiline is not None and multiline[0] >= since:
             start, stop, cells = multiline
             del out[len(out) - (n - start) :]  # its rule and header, already passed on
             out.extend(_pipe_table(cells, ""))
-            n = stop + 1
+            n = since = stop + 1
             continue
         has_head = n > 0 and bool(lines[n - 1].strip()) and n - 1 not in code
         end = n + 1
@@ -489,9 +492,14 @@ def _simple_tables(text: str) -> str:
             and lines[end].strip()
             and end not in fenced
             and not _DASH_GROUPS.match(lines[end])
+            and not (has_head and _FULL_RULE.match(lines[end]))
         ):
             end += 1
-        closed = end < len(lines) and bool(_DASH_GROUPS.match(lines[end]))
+        # (a table with a header may end on a rule of one run, Pandoc's way;
+        # left, it made its last row a setext heading)
+        closed = end < len(lines) and bool(
+            _DASH_GROUPS.match(lines[end]) or (has_head and _FULL_RULE.match(lines[end]))
+        )
         runs = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
         cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
         source = ([lines[n - 1]] if has_head else []) + lines[n + 1 : end]
@@ -504,7 +512,7 @@ def _simple_tables(text: str) -> str:
             out.pop()  # the header line, already passed on
         cells = [r for r in rows if r is not None]
         out.extend(_pipe_table(cells, line[: len(line) - len(line.lstrip())]))
-        n = end + 1 if closed else end
+        n = since = end + 1 if closed else end
     return "\n".join(out)
 
 
@@ -523,35 +531,58 @@ def _multiline_table(
     row of its own ("Knife | 1 | May be used in close combat", " | | after a
     charge."). Returns the lines of its opening and closing rules and its
     rows (the header first), or None for anything else: a word across a
-    cut, code, no closing rule."""
+    cut, code, a heading or a list item among its rows. Each rule stands
+    apart as Pandoc asks, a blank line (or the file's edge) before the top
+    one and after the closing one, so a setext heading's underline is none;
+    and a rule is as wide as the table, so a thematic break's "---" is
+    none. Rows one line each, none apart by a blank line and none going on
+    under an empty first cell, are a simple table's under a rule line."""
     runs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[n])]
     span = runs[-1][1] - runs[0][0]
 
-    def rule(k: int) -> bool:  # (as wide as the table: not a thematic break's "---")
+    def rule(k: int) -> bool:
         return bool(_FULL_RULE.match(lines[k])) and len(lines[k].strip()) >= 0.9 * span
 
     top = n - 1
-    while top >= 0 and lines[top].strip() and top not in code and not rule(top):
+    while top >= 0 and lines[top].strip() and top not in code and not _FULL_RULE.match(lines[top]):
         top -= 1
-    if top < 0 or top == n - 1 or not rule(top) or top in code:
+    if (
+        top < 0
+        or top == n - 1
+        or not rule(top)
+        or top in code
+        or (top > 0 and lines[top - 1].strip())
+    ):
         return None
-    stop = next((k for k in range(n + 1, len(lines)) if rule(k)), None)
-    if stop is None or any(k in code for k in range(n + 1, stop)):
+    stop = next((k for k in range(n + 1, len(lines)) if _FULL_RULE.match(lines[k])), None)
+    if (
+        stop is None
+        or not rule(stop)
+        or (stop + 1 < len(lines) and lines[stop + 1].strip())
+        or any(k in code for k in range(n + 1, stop))
+    ):
         return None
+    body = lines[n + 1 : stop]
+    if any(re.match(r"[ \t]*(?:#|[-*+][ \t])", line) for line in body):
+        return None  # a heading or a list item: text, not a row
     cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
     groups: list[list[str]] = [lines[top + 1 : n], []]
-    for line in lines[n + 1 : stop]:
+    for line in body:
         if line.strip():
             groups[-1].append(line)
         elif groups[-1]:
             groups.append([])
     rows: list[list[str]] = []
+    going_on = False  # a row's line under an empty first cell
     for group in (g for g in groups if g):
         cut = [_cut_row(line, cuts) for line in group]
         if any(c is None for c in cut):
             return None
+        going_on = going_on or any(c is not None and not c[0] for c in cut[1:])
         rows.append([" ".join(" ".join(parts).split()) for parts in zip(*cut, strict=True)])
-    return (top, stop, rows) if len(rows) >= 2 else None
+    if len(rows) < 2 or (not going_on and not any(not line.strip() for line in body)):
+        return None
+    return top, stop, rows
 
 
 def _cut_row(row: str, cuts: list[int]) -> list[str] | None:
