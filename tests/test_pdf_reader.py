@@ -3604,6 +3604,23 @@ def test_a_titled_box_across_the_columns_is_a_rule_of_its_own(
             assert len(paras) == 3 and all(p.startswith("The rule of") for p in paras), u.text
 
 
+def _shaded_note(
+    c: canvas.Canvas, x: float, width: float, low: float, high: float, title: str, lines: list[str]
+) -> None:
+    """A note in a shaded box from ``low`` to ``high`` on the page: a bold
+    title over lines in italics."""
+    from reportlab.lib import colors
+
+    c.setFillColor(colors.Color(0.93, 0.89, 0.80))
+    c.rect(x, low, width, high - low, fill=1, stroke=0)
+    c.setFillColor(colors.black)
+    c.setFont("Helvetica-Bold", 9)
+    c.drawString(x + 8, high - 18, title)
+    c.setFont("Helvetica-Oblique", 8.5)
+    for k, line in enumerate(lines):
+        c.drawString(x + 8, high - 32 - 11 * k, line)
+
+
 def _page_around_a_box(
     order: Literal["wrap", "span"], boxes: int = 1
 ) -> tuple[bytes, dict[str, list[str]], int]:
@@ -3615,7 +3632,6 @@ def _page_around_a_box(
     then right: columns that stop at a box and start again under it).
     Returns the PDF, each section's paragraphs by title, and how many moves
     from one place to the next fall mid-paragraph."""
-    from reportlab.lib import colors
 
     topics = ["Marching", "Foraging", "Camps", "Scouting", "Ambushes", "Rivers"][: 7 - boxes]
     sections = {
@@ -3652,14 +3668,8 @@ def _page_around_a_box(
     notes = [("Designer's Note", "Columns in playtesting kept losing units at dusk"),
              ("Optional Rule: Forced March", "A column may march on after dusk")]  # fmt: skip
     for (low, high), (title, text) in zip(shelves, notes, strict=False):
-        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
-        c.rect(LEFT_X, low, RIGHT_X + COLUMN_W - LEFT_X, high - low, fill=1, stroke=0)
-        c.setFillColor(colors.black)
-        c.setFont("Helvetica-Bold", 9)
-        c.drawString(LEFT_X + 8, high - 18, title)
-        c.setFont("Helvetica-Oblique", 8.5)
-        c.drawString(LEFT_X + 8, high - 32, f"{text}, so the leader now checks each step")
-        c.drawString(LEFT_X + 8, high - 43, "before the next one begins.")
+        lines = [f"{text}, so the leader now checks each step", "before the next one begins."]
+        _shaded_note(c, LEFT_X, RIGHT_X + COLUMN_W - LEFT_X, low, high, title, lines)
     at, crossings = 0, 0
     for place, (x, (top, floor)) in enumerate(places):
         y = top
@@ -3709,7 +3719,6 @@ def test_columns_drawn_around_a_box_but_written_in_bands_read_as_written() -> No
     drawn, a paragraph would end mid-sentence before a heading and another
     go on in lower case after a sentence's end. Where the text's joins say
     so, they decide over the order drawn."""
-    from reportlab.lib import colors
 
     march = _to_width("Marching columns move at the pace of their slowest", COLUMN_W)
     forage = _to_width("Foraging columns take food from every village", COLUMN_W)
@@ -3723,14 +3732,11 @@ def test_columns_drawn_around_a_box_but_written_in_bands_read_as_written() -> No
     }
     out = io.BytesIO()
     c = canvas.Canvas(out, pagesize=letter, invariant=1)
-    c.setFillColor(colors.Color(0.93, 0.89, 0.80))
-    c.rect(LEFT_X, 350, RIGHT_X + COLUMN_W - LEFT_X, 100, fill=1, stroke=0)
-    c.setFillColor(colors.black)
-    c.setFont("Helvetica-Bold", 9)
-    c.drawString(LEFT_X + 8, 432, "Designer's Note")
-    c.setFont("Helvetica-Oblique", 8.5)
-    c.drawString(LEFT_X + 8, 418, "Columns in playtesting kept losing units at dusk, so the")
-    c.drawString(LEFT_X + 8, 407, "leader now checks each step before the next one begins.")
+    note = [
+        "Columns in playtesting kept losing units at dusk, so the",
+        "leader now checks each step before the next one begins.",
+    ]
+    _shaded_note(c, LEFT_X, RIGHT_X + COLUMN_W - LEFT_X, 350, 450, "Designer's Note", note)
     for name in ("above left", "below left", "above right", "below right"):  # as drawn
         x, y, lines = places[name]
         for k, line in enumerate(lines):
@@ -3787,7 +3793,6 @@ def _one_column_page_with_a_box(drawn: Literal["before", "after", "in place"]) -
     its own), the first paragraph running on from above the box to below
     it; or drawn in its place between the two paragraphs, with a note at
     the page's foot drawn first (a master page's frame)."""
-    from reportlab.lib import colors
 
     lines = [("Marching", True)] + [(x, False) for x in wrap(_MARCHING, TEXT_W)]
     lines += [(x, False) for x in wrap(_SCOUTS, TEXT_W)]
@@ -3796,14 +3801,11 @@ def _one_column_page_with_a_box(drawn: Literal["before", "after", "in place"]) -
     c = canvas.Canvas(out, pagesize=letter, invariant=1)
 
     def box(top: float) -> None:
-        c.setFillColor(colors.Color(0.93, 0.89, 0.80))
-        c.rect(MARGIN, top - 80, TEXT_W, 80, fill=1, stroke=0)
-        c.setFillColor(colors.black)
-        c.setFont("Helvetica-Bold", 9)
-        c.drawString(MARGIN + 8, top - 18, "Designer's Note")
-        c.setFont("Helvetica-Oblique", 8.5)
-        c.drawString(MARGIN + 8, top - 32, "Columns in playtesting kept losing units at dusk.")
-        c.drawString(MARGIN + 8, top - 43, "The leader now checks each step.")
+        note = [
+            "Columns in playtesting kept losing units at dusk.",
+            "The leader now checks each step.",
+        ]
+        _shaded_note(c, MARGIN, TEXT_W, top - 80, top, "Designer's Note", note)
 
     if drawn == "before":
         box(640)

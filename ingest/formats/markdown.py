@@ -378,9 +378,9 @@ def _grid_tables(text: str) -> str:
     cells stay under their headers; a table indented in a list item, or
     in a block quote, stays in it. A table docutils cannot parse (a border
     out of line) stays as it was, as does one in code: where the code is,
-    fenced or indented, is what markdown-it itself finds. Trade-off: a drawing of boxes in the
-    text, not in code, that is a grid ("+---+---+" over "| A | B |") reads
-    as a table's row, as Pandoc renders it."""
+    fenced or indented, is what markdown-it itself finds. Trade-off: a
+    drawing of boxes in the text, not in code, that is a grid ("+---+---+"
+    over "| A | B |") reads as a table's row, as Pandoc renders it."""
     if "+-" not in text and "+=" not in text and "+:" not in text:
         return text
     from docutils.parsers.rst.tableparser import GridTableParser, TableMarkupError
@@ -500,8 +500,7 @@ def _simple_tables(text: str) -> str:
         closed = end < len(lines) and bool(
             _DASH_GROUPS.match(lines[end]) or (has_head and _FULL_RULE.match(lines[end]))
         )
-        runs = [(m.start(), m.end()) for m in re.finditer(r"-+", line)]
-        cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
+        cuts, _ = _columns(line)
         source = ([lines[n - 1]] if has_head else []) + lines[n + 1 : end]
         rows = [_cut_row(row, cuts) for row in source]
         if (not has_head and not closed) or end == n + 1 or any(r is None for r in rows):
@@ -537,8 +536,7 @@ def _multiline_table(
     and a rule is as wide as the table, so a thematic break's "---" is
     none. Rows one line each, none apart by a blank line and none going on
     under an empty first cell, are a simple table's under a rule line."""
-    runs = [(m.start(), m.end()) for m in re.finditer(r"-+", lines[n])]
-    span = runs[-1][1] - runs[0][0]
+    cuts, span = _columns(lines[n])
 
     def rule(k: int) -> bool:
         return bool(_FULL_RULE.match(lines[k])) and len(lines[k].strip()) >= 0.9 * span
@@ -565,7 +563,6 @@ def _multiline_table(
     body = lines[n + 1 : stop]
     if any(re.match(r"[ \t]*(?:#|[-*+][ \t])", line) for line in body):
         return None  # a heading or a list item: text, not a row
-    cuts = [(a[1] + b[0]) // 2 for a, b in pairwise(runs)]
     groups: list[list[str]] = [lines[top + 1 : n], []]
     for line in body:
         if line.strip():
@@ -583,6 +580,13 @@ def _multiline_table(
     if len(rows) < 2 or (not going_on and not any(not line.strip() for line in body)):
         return None
     return top, stop, rows
+
+
+def _columns(rule: str) -> tuple[list[int], int]:
+    """A table's line of dashes, one run per column: where its rows are cut
+    (halfway across each gap between runs), and how wide its runs reach."""
+    runs = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+    return [(a[1] + b[0]) // 2 for a, b in pairwise(runs)], runs[-1][1] - runs[0][0]
 
 
 def _cut_row(row: str, cuts: list[int]) -> list[str] | None:

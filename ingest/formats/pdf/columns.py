@@ -1030,7 +1030,7 @@ def _asides(page: _Page) -> None:
         else:
             stacks.append([(top, bottom)])
     for stack in stacks:
-        ordered = _around(page, ordered, stack)
+        ordered = _around(page, ordered, stack, across)
     for box in sorted(found, key=lambda box: -box[0].top):
         # (the first read of the lines right under it, atop each column: a
         # line drawn first from the page's foot is no text under the box)
@@ -1046,7 +1046,9 @@ def _asides(page: _Page) -> None:
     page.lines = ordered
 
 
-def _around(page: _Page, lines: list[_Line], boxes: list[tuple[float, float]]) -> list[_Line]:
+def _around(
+    page: _Page, lines: list[_Line], boxes: list[tuple[float, float]], across: list[_Line]
+) -> list[_Line]:
     """``lines`` (a page in columns, read so far) with its columns read
     around ``boxes`` ((top, bottom) of each, one above another, top first)
     in the order its text runs: around them (the left column down past
@@ -1064,10 +1066,9 @@ def _around(page: _Page, lines: list[_Line], boxes: list[tuple[float, float]]) -
     wherever, left out), and the last columns may end above a box (a
     chapter's last page). Where neither tells, it is read as it was.
     Read the wrong way, a paragraph running on past a box was cut in two,
-    its end read into another rule."""
-    # the text across the page nearest above and below the boxes bounds the
-    # columns that run around them
-    across = [ln for ln in lines if ln.column == ACROSS and not ln.zone]
+    its end read into another rule. ``across``: the page's text across it
+    (``_asides`` found it to stack the boxes), whose lines nearest above and
+    below the boxes bound the columns that run around them."""
     upper = max((ln.bottom for ln in across if ln.bottom <= boxes[0][0]), default=-math.inf)
     lower = min((ln.top for ln in across if ln.top >= boxes[-1][1]), default=math.inf)
     columns = sorted({ln.column for ln in lines if ln.column != ACROSS})
