@@ -1416,6 +1416,72 @@ def test_word_list_numbers_as_word_counts_them(start: str, levels: list, expecte
         assert all(len(u.title) < 80 for u in units), [u.title for u in units]
 
 
+def test_word_lists_of_one_definition_count_on_together() -> None:
+    """Word counts a list definition's numbers across every list made from it
+    (ECMA-376 17.9): a chapter whose headings name a second list of the same
+    definition goes on from the first ("3 Morale"), as an item list does after
+    an interruption, unless that list restarts a level (``startOverride``,
+    Word's "Restart at 1"; here at 5). Counted per list, the third chapter was
+    "1" again and its rules took the numbers of the first chapter's."""
+    styles, lists = _numbered_book([("decimal", "%1"), ("decimal", "%1.%2")])
+    lists += '<w:num w:numId="6"><w:abstractNumId w:val="1"/></w:num>'
+    lists += (
+        '<w:num w:numId="7"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0">'
+        '<w:startOverride w:val="5"/></w:lvlOverride></w:num>'
+    )
+    lists += multilevel_list(2, [("decimal", "%1.")])
+    lists += '<w:num w:numId="8"><w:abstractNumId w:val="2"/></w:num>'
+    lists += (
+        '<w:num w:numId="9"><w:abstractNumId w:val="2"/><w:lvlOverride w:ilvl="0">'
+        '<w:startOverride w:val="1"/></w:lvlOverride></w:num>'
+    )
+
+    def numbered(text: str, num_id: int, level: int = 0) -> str:
+        own = f'<w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr>'
+        heading = para(text, "Heading1" if level == 0 else "Heading2")
+        return heading.replace("/></w:pPr>", f"/>{own}</w:pPr>", 1)
+
+    body = "".join(
+        [
+            para("Movement", "Heading1"),
+            para("Move up to six inches."),
+            para("Running", "Heading2"),
+            para("Double the move."),
+            para("Shooting", "Heading1"),
+            para("Roll to hit."),
+            numbered("Morale", 6),
+            para("Test when half are lost."),
+            numbered("Rallying", 6, 1),
+            para("Roll two dice."),
+            numbered("Campaigns", 7),
+            para("Play linked games."),
+            para("Sequence", "Heading1"),
+            list_item("Ready", 2),
+            list_item("Aim", 2),
+            para("Then, in the next turn:"),
+            list_item("Fire", 8),
+            para("After the game:"),
+            list_item("Count losses", 9),
+            list_item("Roll for injuries", 9),
+        ]
+    )
+    units = parse_file("b.docx", docx(body, styles, numbering=lists), game="x").units
+    assert [(u.rule_id, u.title) for u in units if u.title != "Sequence"] == [
+        ("movement", "Movement"),
+        ("1.1", "Running"),
+        ("shooting", "Shooting"),
+        ("morale", "Morale"),
+        ("3.1", "Rallying"),
+        ("campaigns", "Campaigns"),
+    ]
+    assert [u.number for u in units][:6] == ["1", "", "2", "3", "", "5"]
+    sequence = next(u for u in units if u.title == "Sequence").text.split("\n")
+    assert sequence == [
+        "1. Ready", "2. Aim", "Then, in the next turn:", "3. Fire", "After the game:",
+        "1. Count losses", "2. Roll for injuries",
+    ]  # fmt: skip
+
+
 def test_word_reads_what_word_shows_once() -> None:
     """A text box is saved twice (a drawing and its older copy): a heading in a
     sidebar was counted twice, so every later rule's number was one too high

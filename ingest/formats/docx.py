@@ -27,7 +27,9 @@ The document's title is its Title property, when it has one.
 
 Headings numbered by a multilevel list (how Word and LibreOffice number a
 book's rules: "1.1 Components") get their number written into their text,
-counted as Word counts it, since mammoth drops it and players cite by it.
+counted as Word counts it, since mammoth drops it and players cite by it:
+the lists made from one list definition count on together, a second one
+going on from the first unless it restarts a level (``_list_levels``).
 A numbered list's items keep the label Word shows too: mammoth writes a
 bare ``<ol>``, which read 1., 2., 3. whatever the list's level said ("a)",
 "(i)", "iv."), so each item's number, counted the same way, and its level's
@@ -485,8 +487,10 @@ def _number_headings(
     except Exception:  # a damaged numbering part: no numbers, the rules still read
         return False
     headings = headings | _WORD_HEADINGS
+    # per list definition: the lists made from one share their counters
     counters: dict[str, list[int]] = {}
     started: dict[str, list[bool]] = {}
+    begun: set[tuple[str, int]] = set()  # (numId, level) met so far
     wrote = False
     for p in root.iter(f"{_W}p"):
         sid = _style_of(p)
@@ -498,17 +502,23 @@ def _number_headings(
             num_id = found_id.get(f"{_W}val", "") if found_id is not None else num_id
             if (value := _number(found_level)) is not None:
                 level = value
-        levels = formats.get(num_id)
-        if not levels or num_id == "0":
+        listed = formats.get(num_id)
+        if listed is None or not listed.levels or num_id == "0":
             continue
+        levels = listed.levels
         if level is None:  # the list's level tied to this style, else the first
             level = next((n for n, lvl in levels.items() if lvl[3] == sid), 0)
         if level not in levels or not 0 <= level < 9:
             continue
-        count = counters.setdefault(num_id, [0] * 9)
-        began = started.setdefault(num_id, [False] * 9)
-        # "started" apart from the count: a list may start at 0 ("Chapter 0")
-        count[level] = count[level] + 1 if began[level] else levels[level][0]
+        count = counters.setdefault(listed.counted_with, [0] * 9)
+        began = started.setdefault(listed.counted_with, [False] * 9)
+        if (num_id, level) not in begun and level in listed.restarts:
+            # a list restarting a level at its first item there ("Restart at 1")
+            count[level] = listed.restarts[level]
+        else:
+            # "started" apart from the count: a list may start at 0 ("Chapter 0")
+            count[level] = count[level] + 1 if began[level] else levels[level][0]
+        begun.add((num_id, level))
         began[level] = True
         for deeper in range(level + 1, 9):
             count[deeper], began[deeper] = 0, False
@@ -605,31 +615,65 @@ def _mend_html(page: str, labels: list[_ListLabel]) -> str:
     return str(soup)
 
 
-def _list_levels(numbering: bytes) -> dict[str, dict[int, tuple[int, str, str, str]]]:
-    """numId -> level -> (start, format, level text, the style tied to it)."""
+class _ListInstance(NamedTuple):
+    """A list as a paragraph names it (Word's ``w:num``): the list definition
+    it shares its counters with (``w:abstractNum``), its levels (start,
+    format, level text, the style tied to it) with its own overrides applied,
+    and the levels it restarts at a value of its own (``w:startOverride``)."""
+
+    counted_with: str
+    levels: dict[int, tuple[int, str, str, str]]
+    restarts: dict[int, int]
+
+
+def _level_index(node: Any) -> int:
+    ilvl = node.get(f"{_W}ilvl") or "0"
+    return int(ilvl) if ilvl.isascii() and ilvl.isdigit() else 0
+
+
+def _level(lvl: Any) -> tuple[int, str, str, str]:
+    """(start, format, level text, the style tied to it) of a ``w:lvl``."""
+    start, fmt, text, style = (
+        lvl.find(f"{_W}{k}") for k in ("start", "numFmt", "lvlText", "pStyle")
+    )
+    first = _number(start)
+    return (
+        # Word's own limit: a hostile 10^10 would be written out in full
+        min(first, MAX_LIST_START) if first is not None else 1,
+        (fmt.get(f"{_W}val") or "decimal") if fmt is not None else "decimal",
+        (text.get(f"{_W}val") or "") if text is not None else "",
+        (style.get(f"{_W}val") or "") if style is not None else "",
+    )
+
+
+def _list_levels(numbering: bytes) -> dict[str, _ListInstance]:
+    """numId -> the list it names (``_ListInstance``).
+
+    Word counts a list definition's numbers across every ``w:num`` that uses
+    it: a second list made from the same definition goes on from the first
+    ("4., 5.") unless it restarts a level (``w:lvlOverride/w:startOverride``,
+    what Word's "Restart at 1" writes); a level redefined in the override
+    (``w:lvlOverride/w:lvl``) is that list's own."""
     root = _xml(numbering)
     abstract: dict[str, dict[int, tuple[int, str, str, str]]] = {}
     for node in root.iter(f"{_W}abstractNum"):
-        levels = {}
-        for lvl in node.iter(f"{_W}lvl"):
-            ilvl = lvl.get(f"{_W}ilvl") or "0"
-            start, fmt, text, style = (
-                lvl.find(f"{_W}{k}") for k in ("start", "numFmt", "lvlText", "pStyle")
-            )
-            first = _number(start)
-            levels[int(ilvl) if ilvl.isascii() and ilvl.isdigit() else 0] = (
-                # Word's own limit: a hostile 10^10 would be written out in full
-                min(first, MAX_LIST_START) if first is not None else 1,
-                (fmt.get(f"{_W}val") or "decimal") if fmt is not None else "decimal",
-                (text.get(f"{_W}val") or "") if text is not None else "",
-                (style.get(f"{_W}val") or "") if style is not None else "",
-            )
-        abstract[node.get(f"{_W}abstractNumId") or ""] = levels
+        abstract[node.get(f"{_W}abstractNumId") or ""] = {
+            _level_index(lvl): _level(lvl) for lvl in node.iter(f"{_W}lvl")
+        }
     out = {}
     for num in root.iter(f"{_W}num"):
         ref = num.find(f"{_W}abstractNumId")
-        if ref is not None and ref.get(f"{_W}val") in abstract:
-            out[num.get(f"{_W}numId") or ""] = abstract[ref.get(f"{_W}val") or ""]
+        if ref is None or (definition := ref.get(f"{_W}val") or "") not in abstract:
+            continue
+        levels = dict(abstract[definition])
+        restarts: dict[int, int] = {}
+        for override in num.iter(f"{_W}lvlOverride"):
+            k = _level_index(override)
+            if (own := override.find(f"{_W}lvl")) is not None:
+                levels[k] = _level(own)
+            if (value := _number(override.find(f"{_W}startOverride"))) is not None:
+                restarts[k] = min(value, MAX_LIST_START)
+        out[num.get(f"{_W}numId") or ""] = _ListInstance(definition, levels, restarts)
     return out
 
 
