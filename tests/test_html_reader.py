@@ -666,6 +666,11 @@ FOOTNOTE_PAGES = {
         '<a href="#cite_ref-1">^</a></span> <span class="reference-text">Only with a scope.'
         "</span></li></ol>",
     ),
+    "dokuwiki": (  # its marks read "1)"
+        '<p>Snipers ignore cover.<sup><a href="#fn__1" id="fnt__1" class="fn_top">1)</a></sup></p>',
+        '<div class="footnotes"><div class="fn"><sup><a href="#fnt__1" id="fn__1" '
+        'class="fn_bot">1)</a></sup> <div class="content">Only with a scope.</div></div></div>',
+    ),
 }
 
 
@@ -1911,3 +1916,98 @@ def test_the_second_reviews_look_alikes_read_as_before() -> None:
         "</div></div></div><h2>End</h2><p>Done.</p>"
     )
     assert _texts(_page(card))["Knights"].split("\n")[:2] == ["- Cavalry", "- Elite"]
+
+
+def test_a_heading_linked_to_itself_is_the_heading() -> None:
+    """mdBook writes every heading as a link to itself, classed "header"; taken
+    for a page header by its class, every heading of the book went and the
+    page was one plain section. An edit link in a heading still goes."""
+    page = _page(
+        '<main><h1 id="actions"><a class="header" href="#actions">Actions</a></h1>'
+        "<p>Each fighter takes two actions.</p>"
+        '<h2 id="aim"><a class="header" href="#aim">Aim</a>'
+        '<span class="mw-editsection">[<a href="/edit">edit</a>]</span></h2>'
+        "<p>Add 1 to the next hit roll.</p></main>"
+    )
+    assert _texts(page) == {
+        "Actions": "Each fighter takes two actions.",
+        "Aim": "Add 1 to the next hit roll.",
+    }
+
+
+def test_a_posts_byline_and_dates_are_not_its_rules() -> None:
+    """A blog's or a docs site's byline and dateline, known by the standard
+    marks they carry (<time>, rel="author" and "tag" links, schema.org's
+    author and date properties), ended the last rule ("...flees. Published
+    January 3, 2024 By Mara Quill"), opened the first, or, with the
+    author's name set as a heading (Ghost), took the first rule for theirs.
+    A rule's sentence holding a date, a short line of dates that is a
+    sentence, and a changelog's entries stay."""
+    page = _page(
+        "<main><article><header><h1>Morale</h1>"
+        '<div class="byline"><h4 class="author-name"><a href="/author/mara">Mara Quill</a></h4>'
+        '<time datetime="2024-01-03">Jan 3, 2024</time> \u2022 4 min read</div></header>'
+        "<p>Test morale at the end of each round.</p>"
+        "<h2>Rallying</h2><p>A broken fighter rallies on a 4+.</p>"
+        '<p>Errata issued on <time datetime="2024-01-03">3 January 2024</time>.</p>'
+        '<ul><li><time datetime="2024-01-03">2024-01-03</time>: rally roll now 4+</li></ul>'
+        '<footer class="entry-footer"><span>Published <time datetime="2024-01-03">January 3, '
+        '2024</time></span> <span>By <a rel="author" href="/author/mara">Mara Quill</a></span>'
+        ' <span>Tagged <a rel="tag" href="/tag/morale">morale</a></span></footer>'
+        "</article></main>"
+    )
+    assert _texts(page) == {
+        "Morale": "Test morale at the end of each round.",
+        "Rallying": "A broken fighter rallies on a 4+.\nErrata issued on 3 January 2024.\n"
+        "- 2024-01-03: rally roll now 4+",
+    }
+    # a list of posts titles each by a link to it, over its dateline; a
+    # duration, a clock time and a glossary's tag links are no byline
+    stays = _page(
+        '<main><article><header><h2><a rel="bookmark" href="/movement">Movement</a></h2>'
+        '<div>Published <time datetime="2024-01-03">Jan 3, 2024</time></div></header>'
+        "<p>Move 6 inches.</p></article>"
+        '<article><header><h2><a rel="bookmark" href="/spells">Spells</a></h2></header>'
+        '<dl><dt>Duration</dt><dd><time datetime="PT1M">1 minute</time></dd></dl>'
+        "<p>First turn: <time>14:00</time></p>"
+        '<footer><dl><dt><a rel="tag" href="/tag/haste">Haste</a></dt>'
+        "<dd>Double the move</dd></dl></footer></article></main>"
+    )
+    assert _texts(stays) == {
+        "Movement": "Move 6 inches.",
+        "Spells": "Duration: 1 minute\nFirst turn: 14:00\nHaste: Double the move",
+    }
+
+
+def test_a_heading_titling_a_note_among_paragraphs_is_a_line_of_its_rule() -> None:
+    """A note or an alert titled by a heading (Bootstrap's and Docsy's
+    "alert-heading"), set between a rule's paragraphs, was read as a
+    section, and the paragraph after the box, the rule's own, went with
+    the note. A page whose sections are each a box opening with its
+    heading, and a wiki's box holding a heading alone, still open sections."""
+    note = _page(
+        "<main><h2>Nerve tests</h2><p>Roll 2D6 against the leader's Nerve.</p>"
+        '<div class="alert" role="alert"><h4 class="alert-heading">Designer\'s note</h4>'
+        "<p>The test moved to the round's start.</p></div>"
+        "<p>Two failed tests in a row and the warband flees.</p>"
+        "<h2>Rallying</h2><p>Rally on a 4+.</p>"
+        "<aside><h3>Optional</h3><p>Rally on a 3+ near the leader.</p></aside>"
+        "<ul><li>Once per game.</li></ul></main>"
+    )
+    assert _texts(note) == {
+        "Nerve tests": "Roll 2D6 against the leader's Nerve.\nDesigner's note\n"
+        "The test moved to the round's start.\nTwo failed tests in a row and the warband flees.",
+        "Rallying": "Rally on a 4+.\nOptional\nRally on a 3+ near the leader.\n- Once per game.",
+    }
+    # boxes of other kinds between paragraphs (a stat block, a rule in a box),
+    # a note titled as deep as its section or by a rule's number, a wiki's
+    # heading wrapper: sections
+    boxes = _page(
+        "<main><h1>Actions</h1><p>Two actions each.</p>"
+        '<div class="statblock"><h2>Goblin</h2><p>Move 6, Fight 3.</p></div>'
+        "<p>Goblins flee easily.</p>"
+        "<aside><h1>Fleeing</h1><p>Flee 2D6 inches.</p></aside><p>Then rally.</p>"
+        "<aside><h3>5.1 Aim</h3><p>Add 1 to hit.</p></aside><p>Actions may not repeat.</p>"
+        '<div class="mw-heading"><h2>Hide</h2></div><p>Hide in cover.</p></main>'
+    )
+    assert list(_texts(boxes)) == ["Actions", "Goblin", "Fleeing", "Aim", "Hide"]

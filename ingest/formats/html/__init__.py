@@ -96,6 +96,7 @@ from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.formats.html.chrome import (
     _after_the_rules,
+    _bylines,
     _is_chrome,
     _is_permalink,
     _notion_icons,
@@ -191,6 +192,8 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         if _is_chrome(tag, fragment=fragment):
             outline.dropped["navigation, headers and footers"] += 1
             tag.decompose()
+    if not fragment and (bylines := _bylines(soup)):
+        outline.dropped["bylines and dates"] += bylines
     # ARIA's heading (GitBook, Notion: <div role="heading" aria-level="3">) is a
     # heading of its level. Only with its level: a role alone marks a box's
     # title (a callout's "Tip"), which as an h2 swallowed the sections after it.

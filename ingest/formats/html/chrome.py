@@ -20,6 +20,7 @@ paragraphs with no telling markup keeps it as text.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -152,15 +153,21 @@ def _is_chrome(el: Any, *, fragment: bool = False) -> bool:
             and _link_dense(el)
             and any(_CHROME_NAME.match(n) for n in names if n)
         )
-    if el.find_parent(_HEADING_TAGS) is not None:
+    if (heading := el.find_parent(_HEADING_TAGS)) is not None:
         # In a heading an id is the heading's anchor (MediaWiki's headline
         # span); only a class names chrome there ("mw-editsection"), or an edit
         # link by what it says ("Altitude [edit]", whatever the wiki calls it).
         said = el.get_text(" ", strip=True)
+        anchor = heading.get("id")
+        if anchor and el.name == "a" and el.get("href") == f"#{anchor}":
+            # a link to the heading itself is the heading's, whatever its class:
+            # mdBook links every heading so, as <a class="header">, and dropped
+            # as a page header, every heading of the book went
+            return False
         if (
             (el.name == "a" or el.find("a") is not None)
             and _EDIT_LINK.match(said)
-            and el.find_parent(_HEADING_TAGS).get_text(" ", strip=True) != said
+            and heading.get_text(" ", strip=True) != said
         ):
             return True  # (a heading that is only "Edit" is the rules' own)
         return any(_CHROME_NAME.match(n) for n in classes)
@@ -431,3 +438,102 @@ def _script_controls(soup: Any) -> int:
     for box in gone:
         box.decompose()
     return len(gone)
+
+
+# What marks a post's byline and dates by standard, not by any one site's
+# names: a <time> holding a date, the link types a post's author, tags and
+# permalink take ("author", "tag", "category", "bookmark"), and schema.org's
+# author and date properties (Jekyll, WordPress, Ghost and Blogger use some
+# of them).
+_BYLINE_RELS = frozenset({"author", "tag", "category", "bookmark"})
+_BYLINE_PROPS = frozenset({"author", "creator", "datepublished", "datemodified", "datecreated"})
+# a date as <time datetime> gives it ("2024-01-03", "2024-01"), not a
+# duration ("PT45M") or a clock time ("14:00") that a scenario's rules give
+_DATE_VALUE = re.compile(r"^\s*\d{4}-\d{2}")
+# The most words a byline or dateline box holds ("Published January 3, 2024
+# By Mara Quill / Categorized as Rules Tagged melee" is 13)
+BYLINE_WORDS = 30
+# The boxes a byline may be. The walk up from a mark passes inline elements
+# and a list's items (a list goes whole or not at all) and stops at any
+# other box; and the byline must be in a <header> or <footer>, which hold a
+# post's or a section's title and "who wrote it" (the HTML standard's words).
+_BYLINE_BOXES = ("p", "div", "header", "footer", "ul", "ol", "dl")
+_PASSED = frozenset(
+    {"span", "a", "abbr", "small", "b", "i", "em", "strong", "time", "sup", "sub", "data",
+     "li", "dt", "dd"}
+)  # fmt: skip
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+
+
+def _is_byline_mark(el: Any) -> bool:
+    if el.name == "time":
+        return bool(_DATE_VALUE.match(str(el.get("datetime") or "")))
+    rels = {str(r).lower() for r in el.get("rel") or ()} if el.name == "a" else set()
+    props = {p.lower() for p in str(el.get("itemprop") or "").split()}
+    return bool(rels & _BYLINE_RELS) or bool(props & _BYLINE_PROPS)
+
+
+def _is_byline(box: Any) -> bool:
+    """Is ``box`` a byline or dateline ("Jan 3, 2024 • Mara Quill", "Last
+    updated 3 days ago", "Published ... By Mara Quill"): a short box
+    (``BYLINE_WORDS``), no table in it, whose words are at least half inside
+    its marks (``_is_byline_mark``) or links, and whose own words make no
+    sentence ("Errata issued on <time>3 Jan</time>." is a rule's)? A box
+    holding a heading is one only after its post's title (Ghost sets the
+    author's name as a heading; a blog's list of posts titles each with a
+    link, before its dateline)."""
+    words = _WORD.findall(_text(box))
+    if not words or len(words) > BYLINE_WORDS or box.find("table") is not None:
+        return False
+    own = copy.copy(box)  # the box with its marks' and links' words taken out
+    for el in own.find_all(True):
+        if _is_byline_mark(el) or el.name == "a":
+            el.clear()
+    left = _text(own)
+    if _SENTENCE_END.search(left):
+        return False
+    if box.find(_HEADING_TAGS) is not None:
+        # the post around it (past a <section> that is only the byline, Ghost's)
+        scope = next(
+            (
+                up
+                for up in box.find_parents(["article", "section", "main", "body"])
+                if len(_WORD.findall(_text(up))) > len(words)
+            ),
+            None,
+        )
+        if scope is None or not any(
+            scope in h.parents for h in box.find_all_previous(_HEADING_TAGS)
+        ):
+            return False
+    return len(words) - len(_WORD.findall(left)) >= LINK_SHARE * len(words)
+
+
+def _bylines(soup: Any) -> int:
+    """Drop each post's byline and datelines: from each mark up, the largest
+    box that is one (``_is_byline``), inside a <header> or <footer>; how many
+    went. Read, they were the first or the last rule's text ("...flees.
+    Published January 3, 2024 By Mara Quill"), and an author's name set as a
+    heading took the post's first rule for its own. A mark in a box that is
+    no byline (a rule's sentence, a list of dates) stays."""
+    gone: list[Any] = []
+    for mark in soup.find_all(_is_byline_mark):
+        if any(g in mark.parents for g in gone):
+            continue
+        best = None
+        for box in mark.parents:
+            if box.name in _PASSED:
+                continue
+            if box.name not in _BYLINE_BOXES or not _is_byline(box):
+                break
+            best = box
+        if best is not None and (
+            best.name in ("header", "footer") or best.find_parent(["header", "footer"]) is not None
+        ):
+            gone.append(best)
+    dropped = 0
+    for box in gone:
+        if not box.decomposed:  # (not inside a byline already gone)
+            box.decompose()
+            dropped += 1
+    return dropped

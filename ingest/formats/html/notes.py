@@ -37,6 +37,9 @@ _NOTE_BOXES = ("div", "ol", "ul", "dl", "aside")
 
 # A footnote's mark as its link reads: "1", "[1]", "a", "iv", "*", "†".
 _NOTE_MARK = re.compile(r"^\[?(\d{1,3}|[a-z]|[ivxl]{1,5}|[*\u2020\u2021\u00a7]{1,3})\]?$")
+# ... and, raised (in a <sup>), "1)" or "(1)", as DokuWiki marks its notes: on
+# the line, that is a list's label or a step linking to another
+_RAISED_MARK = re.compile(r"^\(?(\d{1,3})\)$")
 _NOTE_BODIES = ("li", "p", "dd", "div", "aside")  # what holds a footnote's text
 
 # What a footnote never is, nor holds: a section of the rules.
@@ -124,7 +127,10 @@ def _place_footnotes(soup: Any) -> int:
         if id(ref) in gone:  # a note's link back, gone with its note
             continue
         href = ref.get("href")
-        mark = _NOTE_MARK.match(_text(ref))
+        said = _text(ref)
+        mark = _NOTE_MARK.match(said) or (
+            _RAISED_MARK.match(said) if ref.find_parent("sup") is not None else None
+        )
         if not isinstance(href, str) or not href.startswith("#") or not mark:
             continue
         target = targets.get(href[1:])

@@ -152,6 +152,10 @@ class _Walker:
             and bool(self._summary_level(summary))
         )
 
+    def _level(self) -> int:
+        """The level of the section being read (0 before any heading)."""
+        return next((b.level for b in reversed(self.outline.blocks) if b.level), 0)
+
     def _lone_label(self) -> None:
         """A data-card label no value followed (the card's title): a line of its own."""
         label, self.label = self.label, ""
@@ -178,6 +182,8 @@ class _Walker:
             self.flush()
             self._lone_label()
             self.label = _text(child)
+        elif name in _HEADINGS and _titles_a_box(child, self._level()):
+            self.add(_text(child))  # a line of the rule the box stands in
         elif name in _HEADINGS:
             self.add(_text(child), _HEADINGS[name])
         elif name == "aside" and _is_data_card(child):
@@ -373,6 +379,52 @@ def _is_data_card(el: Any) -> bool:
         ):
             labels += 1
     return labels >= 2
+
+
+# The boxes that set a note apart from the text it stands in, by their
+# element or their ARIA role, not by their class: an aside, a quotation, an
+# alert (Bootstrap's and Docsy's), a note
+_NOTE_ROLES = frozenset({"note", "alert", "complementary", "status"})
+# ... and the blocks of running text it stands among
+_RUNNING_TEXT = ("p", "ul", "ol", "table", "dl", "pre", "blockquote")
+
+
+def _titles_a_box(heading: Any, level: int) -> bool:
+    """Does ``heading`` title a note standing among a section's paragraphs (an
+    alert's ``alert-heading``, an aside's title), not open a section? It opens
+    a box that is a note by its element or role (``_NOTE_ROLES``), holding
+    more after it and no other heading; it is deeper than the section being
+    read (``level``) and carries no rule number; and the box has running
+    text on both sides (a paragraph, a list, a table), no heading. Read as a
+    section, it took the paragraph after the box, back in the rule's own
+    text, as the note's. A box of any other kind (a stat block, an FAQ
+    entry, a card, a page's sections each in a box) still opens a section."""
+    box = heading.parent
+    role = str(box.get("role") or "").lower() if box is not None else ""
+    if box is None or not (box.name in ("aside", "blockquote") or role in _NOTE_ROLES):
+        return False
+    if _HEADINGS[heading.name] <= level or _number_depth(_text(heading)):
+        return False
+    own = [c for c in box.find_all(True, recursive=False) if _text(c)]
+    if not own or own[0] is not heading or len(own) < 2:
+        return False
+    if len(box.find_all(_HEADING_TAGS)) > 1:
+        return False
+
+    def beside(step: str) -> Any:
+        for sibling in getattr(box, step):
+            if getattr(sibling, "name", None) is None:
+                if str(sibling).strip():
+                    return None  # loose text: read as it comes
+                continue
+            if _text(sibling):
+                return sibling
+        return None
+
+    return all(
+        near is not None and near.name in _RUNNING_TEXT and near.find(_HEADING_TAGS) is None
+        for near in (beside("previous_siblings"), beside("next_siblings"))
+    )
 
 
 def _pseudo_heading(term: str) -> bool:
