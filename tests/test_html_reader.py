@@ -2011,3 +2011,24 @@ def test_a_heading_titling_a_note_among_paragraphs_is_a_line_of_its_rule() -> No
         '<div class="mw-heading"><h2>Hide</h2></div><p>Hide in cover.</p></main>'
     )
     assert list(_texts(boxes)) == ["Actions", "Goblin", "Fleeing", "Aim", "Hide"]
+
+
+def test_a_title_heading_set_above_the_main_box_heads_its_rules() -> None:
+    """WordPress's block themes set the post's title <h1> above <main>: the
+    text before the first heading inside was named after the file, and the
+    sections had no parent. A heading above <main> that is not the
+    <title>'s first part (a site's name), or a page whose <main> has its own
+    title, stay as they were."""
+    body = (
+        '<div><h1 class="wp-block-post-title">Terrain</h1></div>'
+        "<main><p>Set up terrain before deployment.</p>"
+        "<h2>Ash pits</h2><p>Roll a D6 on entering: on a 1 lose a wound.</p></main>"
+    )
+    units = parse_file("p.html", _page(body, "Terrain \u2013 Ashfall"), game="x").units
+    assert [(u.title, u.parent) for u in units] == [("Terrain", ""), ("Ash pits", "Terrain")]
+    assert units[0].text == "Set up terrain before deployment."
+    site_first = parse_file("p.html", _page(body, "Ashfall \u2013 Terrain"), game="x").units
+    assert [(u.title, u.parent) for u in site_first] == [("p", ""), ("Ash pits", "")]
+    own = body.replace("<main>", "<main><h1>Terrain</h1>")
+    units = parse_file("p.html", _page(own, "Terrain"), game="x").units
+    assert [(u.title, u.parent) for u in units] == [("Terrain", ""), ("Ash pits", "Terrain")]

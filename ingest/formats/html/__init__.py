@@ -230,9 +230,32 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
         # or OpenDocument file's hand-made ones were found by its reader)
         _bold_headings(root, outline, bold_classes)
     walker = _Walker(outline, list_styles, _number_offset(root), fragment=fragment)
+    lead = None if fragment or outline.title else _title_before(soup, root)
+    if lead is not None:
+        walker.add(_text(lead), _HEADINGS[lead.name])
     walker.walk(root)
     walker.flush()
     return outline
+
+
+def _title_before(soup: Any, root: Any) -> Any | None:
+    """The page's title heading when the page sets it just outside the box
+    its rules are read from (WordPress's block themes put the post's ``<h1>``
+    above ``<main>``): the last heading before that box, when it is the
+    ``<title>``'s first part and the box holds no heading as high. Left out,
+    the text before the box's first heading was named after the file and
+    its sections had no parent."""
+    title = (soup.head or soup).find("title")
+    if root.name in ("body", "html", "[document]") or title is None:
+        return None
+    parts = [p for p in _TITLE_PARTS.split(_text(title)) if _WORD.search(p)]
+    lead = root.find_previous(_HEADING_TAGS)
+    if lead is None or not parts or _text(lead).casefold() != parts[0].casefold():
+        return None
+    level = _HEADINGS[lead.name]
+    if any(_HEADINGS[h.name] <= level for h in root.find_all(_HEADING_TAGS)):
+        return None
+    return lead
 
 
 def _top_links(soup: Any) -> int:
