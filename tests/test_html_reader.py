@@ -1792,6 +1792,20 @@ def test_what_follows_the_rules_box_goes_only_when_it_is_the_pages() -> None:
     for after in kept:
         texts = _texts(_page(f'<div class="content">{rules}</div>{tail}{after}'))
         assert "rules core" in "\n".join(texts.values()), after  # nothing went
+    # a pager and a "Last updated" line are the page's too, its date counted as
+    # a link is (GitBook's); a dated line of words, not a date, stays
+    pager = (
+        '<div class="pager"><a href="/t">Previous Terrain</a> <a href="/s">Next Shooting</a></div>'
+        '<div class="meta"><p>Last updated <time datetime="2024-11-03">3 days ago</time></p>'
+        "<p>Was this helpful?</p></div>"
+    )
+    gone = _texts(_page(f'<div class="content">{rules}</div>{pager}'))
+    assert gone["Shoot"].endswith("ignores the first hit.")
+    dated = pager.replace("3 days ago", "2024-11-03").replace(
+        "Last updated", "Errata issued on the day the charge range fell to ten inches,"
+    )
+    kept_dated = _texts(_page(f'<div class="content">{rules}</div>{dated}'))
+    assert kept_dated["Shoot"].endswith("Was this helpful?")
 
 
 def test_boxes_the_page_leaves_out_of_print_are_not_rules() -> None:

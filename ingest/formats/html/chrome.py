@@ -243,10 +243,17 @@ def _link_dense(el: Any) -> bool:
     return _mostly_links([el])
 
 
-def _mostly_links(boxes: list[Any]) -> bool:
-    """Are at least ``LINK_SHARE`` of the words of ``boxes``, all together, link text?"""
+def _mostly_links(boxes: list[Any], *, dates: bool = False) -> bool:
+    """Are at least ``LINK_SHARE`` of the words of ``boxes``, all together, link
+    text (or, with ``dates``, a date's: a ``<time>`` holding one)?"""
     words = sum(len(_WORD.findall(el.get_text(" "))) for el in boxes)
-    linked = sum(len(_WORD.findall(a.get_text(" "))) for el in boxes for a in el.find_all("a"))
+    marked = ["a", "time"] if dates else ["a"]
+    linked = sum(
+        len(_WORD.findall(a.get_text(" ")))
+        for el in boxes
+        for a in el.find_all(marked)
+        if a.name == "a" or (_is_byline_mark(a) and a.find_parent("a") is None)
+    )
     return words > 0 and linked >= LINK_SHARE * words
 
 
@@ -314,7 +321,8 @@ def _after_the_rules(root: Any) -> list[Any]:
     holds at least ``RULES_SHARE`` of ``root``'s words. What follows it, at
     every level up to ``root``, goes only when it is the page's own: named
     boxes (a class or an id) whose shown words are, all together, at least
-    ``LINK_SHARE`` link text, as a page's tags, tools and footer are, with
+    ``LINK_SHARE`` link text or dates (a ``<time>`` holding one), as a
+    page's tags, tools, pager, "Last updated" line and footer are, with
     no heading, nothing that is always text (``_ALWAYS_TEXT``) and nothing
     hidden inside them (a folded rule). Anything else there means the rules
     go on past the box, and nothing goes: text loose between tags, a box
@@ -322,8 +330,8 @@ def _after_the_rules(root: Any) -> list[Any]:
     paragraph, a box of short rule lines ("Move: 6 inches"). A box hidden
     by its style (a login dialog, a keyword's pop-up) stays where it is.
     Losing a rule costs more than a footer line kept, so the test leans to
-    keeping: a docs site's "Was this helpful?" and "Last updated" (GitBook),
-    mostly words, not links, stay, as do a blog's comments.
+    keeping: a docs site's "Was this helpful?" alone, mostly words, not
+    links, stays, as do a blog's comments.
     """
     headings = root.find_all(_HEADING_TAGS)
     if len(headings) < 2:
@@ -351,7 +359,7 @@ def _after_the_rules(root: Any) -> list[Any]:
                 after.append(sibling)
     if not after or not all(_the_pages(el) for el in after):
         return []
-    return after if _mostly_links(after) else []
+    return after if _mostly_links(after, dates=True) else []
 
 
 def _the_pages(el: Any) -> bool:
