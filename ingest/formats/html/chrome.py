@@ -12,7 +12,9 @@ word that the box is not its text. Also here: link-dense boxes
 (``_notion_icons``), links that only run the page's script
 (``_script_controls``), and what follows the box the rules are in
 (``_after_the_rules``): a wiki's tags and edit bar, a docs site's feedback
-line, which no name in the list above covered.
+line, which no name in the list above covered; and a post's byline and
+datelines in its header or footer (``_bylines``), known by the standard
+marks they carry (``<time>``, link types, schema.org properties).
 
 Trade-off: markup, not rendering: a page that styles its menu as plain
 paragraphs with no telling markup keeps it as text.
@@ -470,7 +472,8 @@ _PASSED = frozenset(
     {"span", "a", "abbr", "small", "b", "i", "em", "strong", "time", "sup", "sub", "data",
      "li", "dt", "dd"}
 )  # fmt: skip
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+# a sentence's stop anywhere in a text (elements' _SENTENCE_END: only at its end)
+_SENTENCE_STOP = re.compile(r"[.!?](?:\s|$)")
 
 
 def _is_byline_mark(el: Any) -> bool:
@@ -498,7 +501,7 @@ def _is_byline(box: Any) -> bool:
         if _is_byline_mark(el) or el.name == "a":
             el.clear()
     left = _text(own)
-    if _SENTENCE_END.search(left):
+    if _SENTENCE_STOP.search(left):
         return False
     if box.find(_HEADING_TAGS) is not None:
         # the post around it (past a <section> that is only the byline, Ghost's)
