@@ -4,7 +4,7 @@
                                    [--max-false-abstention 0.10]
 
 The relevance probability decides which questions are turned away
-("not in these rules"). Its floor is chosen on *choose*; whether any floor
+("no clear rule"). Its floor is chosen on *choose*; whether any floor
 could do better is a separate question, and the one to ask before tuning
 the floor again. For each split this prints:
 

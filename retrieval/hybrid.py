@@ -333,15 +333,23 @@ class HybridRetriever:
             x = self._relevance_inputs(sig, ranked, t)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        missing = self._missing_numbers(sig)
+        # A question naming only rules that do not exist ("what does rule 2.6
+        # say?") asks for nothing the closest rules hold: it is turned away,
+        # saying so, whatever game was searched (with a game chosen, relevance
+        # turned it away already; across games a rule numbered "3" matched).
+        asks_only_missing = bool(missing) and len(missing) == len(
+            dict.fromkeys(_NAMED_NUMBER.findall(sig.query))
+        )
         return SearchResult(
             query=sig.query,
             game=ranked.game,
             game_detected=sig.given_game is None and ranked.game is not None,
             hits=tuple(hits),
-            relevant=bool(hits) and relevance >= t.floor,
+            relevant=bool(hits) and relevance >= t.floor and not asks_only_missing,
             relevance=relevance,
             warnings=tuple(sig.warnings),
-            missing_numbers=self._missing_numbers(sig),
+            missing_numbers=missing,
         )
 
     def _missing_numbers(self, sig: Signals) -> tuple[str, ...]:
@@ -523,9 +531,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def clean_query(query: str) -> str:
-    """Strip control characters and outer space; refuse an empty question."""
+    """Strip control characters and outer space; refuse an empty question (one
+    with no letter or digit: "", "   ", a bare "?")."""
     query = _CONTROL.sub(" ", query or "").strip()
-    if not query:
+    if not any(c.isalnum() for c in query):
         raise InputError(
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )

@@ -550,4 +550,6 @@ def _not_covered(search: SearchResult) -> tuple[str, str]:
             "choose the game, or name it in the question, and ask again.",
             "game",
         )
-    return "The rules loaded here do not cover this.", ""
+    # not "the rules do not cover this": a question asked in other words than
+    # the book's may be turned away with its rule among the closest
+    return "No rule loaded here clearly answers this.", ""

@@ -509,7 +509,7 @@ def ask(
         raise click.UsageError("give a QUESTION (or '-' to read it from stdin), or --batch FILE")
     if question == "-":
         question = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    if not question.strip():
+    if not any(c.isalnum() for c in question):  # "", "   ", a bare "?"
         raise InputError(
             "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
         )

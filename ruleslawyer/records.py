@@ -49,7 +49,7 @@ def shown_quote(quote: str) -> str:
 def verdict_words(verdict: str, source: str = "") -> str:
     """How a verdict is said (the badge): the rulebook's own answer plainly ("Yes"),
     a model's as a likelihood ("Likely yes"), a withheld one as the quote ("The rule
-    says"), an open question's "Answer", and "Not in these rules" (or "Choose the
+    says"), an open question's "Answer", and "No clear rule" (or "Choose the
     game" when it was turned away only because no game was chosen or named)."""
     if verdict in ("yes", "no"):
         return verdict.capitalize() if source == "faq" else f"Likely {verdict}"
@@ -58,7 +58,7 @@ def verdict_words(verdict: str, source: str = "") -> str:
     return {
         "quote": "The rule says",
         "answer": "Answer",
-        "not_found": "Not in these rules",
+        "not_found": "No clear rule",
     }.get(verdict, "Answer")
 
 

@@ -253,7 +253,10 @@ class RulesService:
             catalog = self.catalog()
             added = [b for b in catalog.rulebooks if b.origin == "library"]
             seeds = {b.file for b in catalog.rulebooks if b.origin != "library"}
-            wanted = list(dict.fromkeys(files))
+            # a rulebook is named as `games` lists it, by its file's name; the
+            # path it was added from names it too
+            names = {b.file for b in added} | seeds
+            wanted = list(dict.fromkeys(f if f in names else Path(f).name or f for f in files))
             for name in wanted:
                 if name in seeds:
                     raise InputError(f"{name}: a seed rulebook ships with ruleslawyer and stays")
@@ -357,14 +360,27 @@ class RulesService:
     def game(self, game: str) -> str:
         """The slug of the loaded game ``game`` names (slug, alias or name); else a clear error."""
         games = self.games()
-        slug = check_game(game, games)
-        if slug not in {g.slug for g in games}:
-            loaded = ", ".join(g.slug for g in games)
+        try:
+            slug: str | None = check_game(game, games)
+        except InputError:  # not even a slug ("Ironfen Raider"): perhaps a slip
+            slug = None
+        if slug in {g.slug for g in games}:
+            return str(slug)
+        loaded = ", ".join(g.slug for g in games)
+        # a slip of a letter or two in a loaded game's slug, alias or name
+        known = {n.lower(): g.slug for g in games for n in (g.slug, *g.aliases, g.name) if n}
+        close = difflib.get_close_matches(game.strip().lower(), list(known), n=1, cutoff=0.8)
+        if close:
             raise InputError(
-                f"no rules loaded for game {game!r} (loaded: {loaded}); "
-                f"add its rulebook with `ruleslawyer ingest FILE --game {slug}`"
+                f"no rules loaded for game {game!r}; did you mean {known[close[0]]}? "
+                f"(loaded: {loaded})"
             )
-        return slug
+        if slug is None:
+            check_game(game, games)  # its own message: what a game's slug may be
+        raise InputError(
+            f"no rules loaded for game {game!r} (loaded: {loaded}); "
+            f"add its rulebook with `ruleslawyer ingest FILE --game {slug}`"
+        )
 
     def units(self, game: str | None = None) -> list[RuleUnit]:
         units = self.index().units

@@ -116,8 +116,8 @@ def test_an_unclear_game_asks_for_the_game_instead_of_saying_not_covered(seeded_
 def test_one_game_turned_away_says_not_covered(seeded_service, game, games) -> None:  # type: ignore[no-untyped-def]
     search = _turned_away(seeded_service, game, games)
     answer = seeded_service.answerer().answer(CHARGE, search)
-    assert answer.answer.startswith("The rules loaded here do not cover this. Closest rules: ")
-    assert answer.verdict_source == ""  # the badge: "Not in these rules"
+    assert answer.answer.startswith("No rule loaded here clearly answers this. Closest rules: ")
+    assert answer.verdict_source == ""  # the badge: "No clear rule"
 
 
 @pytest.mark.parametrize(
@@ -146,6 +146,16 @@ def test_a_rule_number_that_does_not_exist_is_said_not_to(seeded_service) -> Non
     assert seeded_service.search("can I move 2.5 inches?", "40k").missing_numbers == ()
     # another game's number is no rule of the game chosen
     assert seeded_service.search("what does rule 24.21 say?", "aos").missing_numbers == ("24.21",)
+    # asked across every game, a number no game has is turned away (with the
+    # real embedder a numbered ruling matched it: test_real_models)
+    for number in ("2.6", "3.14", "1.1"):
+        across = seeded_service.ask(f"what does rule {number} say?")
+        assert across.verdict == "not_found" and across.citations == (), number
+        assert across.answer.startswith(f"There is no rule {number} in the loaded rules.")
+    # one named rule that exists beside one that does not: answered, with a note
+    both = seeded_service.ask("do rule 24.21 and rule 24.99 both apply?")
+    assert both.verdict != "not_found"
+    assert any("There is no rule 24.99" in n for n in both.notes)
 
 
 def test_model_claims_are_verified() -> None:

@@ -296,7 +296,8 @@ def test_remove_takes_an_added_rulebook_out(cli_run: Run, data_dir: Path, tmp_pa
     add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
     library = data_dir / "rulebooks"
     assert (library / "fortress.txt").is_file()
-    code, out, err = cli_run("remove", "fortress.txt", data_dir=data_dir)
+    # named by the path it was added from, as a player types it
+    code, out, err = cli_run("remove", str(tmp_path / "fortress.txt"), data_dir=data_dir)
     assert code == 0, err
     assert out.startswith("Removed fortress.txt.")
     assert not (library / "fortress.txt").exists()
@@ -701,3 +702,12 @@ def test_a_data_dir_that_cannot_be_a_folder_is_a_one_line_error(
     code, _, err = cli_run("ingest", str(book), "--game", "fortress", data_dir=blocker / "sub")
     line = one_error_line(err)
     assert code == 1 and "cannot be used: Not a directory" in line and "--data-dir" in line
+
+
+def test_a_game_name_slipped_by_a_letter_is_suggested(cli_run: Run, data_dir: Path) -> None:
+    """A new player's "ironfenn" was told to add a rulebook for a game of that
+    name; a slip of a letter in a loaded game's slug or name is suggested."""
+    code, _, err = cli_run("rules", "list", "--game", "warmachin", data_dir=data_dir)
+    assert code == 1 and "did you mean warmachine?" in err, err
+    code, _, err = cli_run("rules", "list", "--game", "gloomhold", data_dir=data_dir)
+    assert code == 1 and "add its rulebook with" in err and "did you mean" not in err, err

@@ -53,6 +53,16 @@ def test_minilm_retrieval_abstains_off_topic(real_service) -> None:
     assert not real_service.search("What is the capital of France?").relevant
 
 
+@pytest.mark.parametrize("number", ["2.6", "3.14", "12.3"])
+def test_a_rule_number_no_game_has_is_turned_away_across_games(real_service, number) -> None:
+    """Asked with no game, "what does rule 2.6 say?" matched Warmachine's
+    numbered ruling "3." by meaning and was answered from it, under an
+    "Answer" badge, the missing rule said only in a note at the end."""
+    answer = real_service.ask(f"what does rule {number} say?", evidence_only=True)
+    assert answer.verdict == "not_found" and answer.citations == ()
+    assert answer.answer.startswith(f"There is no rule {number} in the loaded rules.")
+
+
 def test_default_model_answers_with_verified_citations(real_service) -> None:
     answer = real_service.ask("Can a battle-shocked unit start an action?")
     assert "qwen" in answer.model.lower()

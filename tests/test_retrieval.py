@@ -76,7 +76,7 @@ def test_dangling_pdf_reference_is_linked_at_ingest(seeded_service) -> None:
 
 
 def test_empty_query_is_refused(seeded_service) -> None:
-    for q in ("", "   ", "\x00\x01"):
+    for q in ("", "   ", "\x00\x01", "?", " ?! "):
         with pytest.raises(InputError, match="empty"):
             seeded_service.search(q)
 

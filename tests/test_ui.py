@@ -109,7 +109,7 @@ def test_highlight_marks_several_quotes() -> None:
         ("yes", "model", "Likely yes", "yes-likely"),
         ("no", "model", "Likely no", "no-likely"),
         ("quote", "", "The rule says", "quote"),
-        ("not_found", "", "Not in these rules", "not_found"),
+        ("not_found", "", "No clear rule", "not_found"),
         ("not_found", "game", "Choose the game", "not_found"),
         ("answer", "", "Answer", "answer"),
     ],
