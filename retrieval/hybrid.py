@@ -266,12 +266,20 @@ class HybridRetriever:
                 named[g] = named.get(g, 0.0) + 1.0
         # through the sentence cache: the evidence picker embeds the question
         # again with the quotes' sentences, and then finds it there
-        qv = self.sentences.embed([query])[0] if "dense" in use else None
+        # The rules are searched for what the question asks, not for the game it
+        # names ("in Ironfen Raiders, can my guys see through their own squad?"
+        # found the chapter blurb that names the game): the name picks the game,
+        # from the whole question, above and in ``lexical_games``. On fit and
+        # choose: recall@5 0.978 -> 0.982 and 0.947 -> 0.947, turned away 26 ->
+        # 26 and 12 -> 13, false abstention unchanged.
+        content = self.detector.without_names(query)
+        content = content if any(c.isalnum() for c in content) else query
+        qv = self.sentences.embed([content])[0] if "dense" in use else None
         return Signals(
             query=query,
             given_game=game,
-            dense=self.dense_scores(query, qv) if qv is not None else None,
-            bm25=self.bm25_scores(query) if "bm25" in use else None,
+            dense=self.dense_scores(content, qv) if qv is not None else None,
+            bm25=self.bm25_scores(content) if "bm25" in use else None,
             exact=matches,
             lexical_games=self.detector.scores(query) if game is None else {},
             named_games=named,

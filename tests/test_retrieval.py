@@ -440,3 +440,23 @@ def test_a_term_defined_in_a_run_in_label_is_found_by_name(fake_settings, tmp_pa
     assert [u.title for u in service.find_rules("Blast", "club")] == ["Glossary"]
     with pytest.raises(RuleNotFoundError):
         service.find_rules("Weapon", "club")
+
+
+def test_the_game_a_question_names_picks_the_game_not_the_rule(fake_settings, tmp_path) -> None:
+    """ "in Club Skirmish, can a unit dash and then shoot?": the game's name
+    matched the chapter blurb that names the game, which came first; the rules
+    are searched for what the question asks, the name still choosing the game."""
+    from ruleslawyer.service import RulesService
+
+    book = tmp_path / "club.md"
+    book.write_text(
+        "# Club Skirmish\n\nClub Skirmish is the club's game: Club Skirmish units fight "
+        "Club Skirmish battles at the club every week.\n\n## Dashing\n\nA unit that dashes "
+        "moves double and may not shoot afterwards.\n\n## Shooting\n\nRoll a die to hit.\n",
+        encoding="utf-8",
+    )
+    service = RulesService(fake_settings)
+    service.ingest([book], game="club", game_name="Club Skirmish")
+    result = service.search("in Club Skirmish, can a unit dash and then shoot?")
+    assert result.game == "club"
+    assert [h.unit.title for h in result.hits[:2]] == ["Dashing", "Club Skirmish"]
