@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ruleslawyer.errors import InputError
+from ruleslawyer.errors import require_question
 from ruleslawyer.ingest.embed import Embedder
 from ruleslawyer.ingest.pipeline import chunk_texts
 from ruleslawyer.ingest.store import StoredIndex
@@ -264,16 +264,15 @@ class HybridRetriever:
             g = self.units[m.position].game
             if m.strong and self._only_in(m.matched, g):
                 named[g] = named.get(g, 0.0) + 1.0
-        # through the sentence cache: the evidence picker embeds the question
-        # again with the quotes' sentences, and then finds it there
         # The rules are searched for what the question asks, not for the game it
         # names ("in Ironfen Raiders, can my guys see through their own squad?"
         # found the chapter blurb that names the game): the name picks the game,
-        # from the whole question, above and in ``lexical_games``. On fit and
-        # choose: recall@5 0.978 -> 0.982 and 0.947 -> 0.947, turned away 26 ->
-        # 26 and 12 -> 13, false abstention unchanged.
+        # from the whole question, above and in ``lexical_games`` (the figures
+        # that kept this are in the README's "What was tried").
         content = self.detector.without_names(query)
         content = content if any(c.isalnum() for c in content) else query
+        # through the sentence cache: the evidence picker embeds the question
+        # again with the quotes' sentences, and then finds it there
         qv = self.sentences.embed([content])[0] if "dense" in use else None
         return Signals(
             query=query,
@@ -341,14 +340,13 @@ class HybridRetriever:
             x = self._relevance_inputs(sig, ranked, t)
             z = t.rel_bias + sum(w * v for w, v in zip(t.relevance_weights, x, strict=True))
             relevance = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        missing = self._missing_numbers(sig)
+        named = tuple(dict.fromkeys(_NAMED_NUMBER.findall(sig.query)))
+        missing = self._missing_numbers(sig, named)
         # A question naming only rules that do not exist ("what does rule 2.6
         # say?") asks for nothing the closest rules hold: it is turned away,
         # saying so, whatever game was searched (with a game chosen, relevance
         # turned it away already; across games a rule numbered "3" matched).
-        asks_only_missing = bool(missing) and len(missing) == len(
-            dict.fromkeys(_NAMED_NUMBER.findall(sig.query))
-        )
+        asks_only_missing = bool(missing) and len(missing) == len(named)
         return SearchResult(
             query=sig.query,
             game=ranked.game,
@@ -360,10 +358,10 @@ class HybridRetriever:
             missing_numbers=missing,
         )
 
-    def _missing_numbers(self, sig: Signals) -> tuple[str, ...]:
-        """The rule numbers the question names ("rule 99.99") that no rule has in the
-        game the player chose, or, when the game was only detected, in any game."""
-        named = dict.fromkeys(_NAMED_NUMBER.findall(sig.query))
+    def _missing_numbers(self, sig: Signals, named: tuple[str, ...]) -> tuple[str, ...]:
+        """Of the rule numbers the question names (``named``: "rule 99.99"), those no
+        rule has in the game the player chose, or, when the game was only
+        detected, in any game."""
         return tuple(
             n
             for n in named
@@ -542,8 +540,5 @@ def clean_query(query: str) -> str:
     """Strip control characters and outer space; refuse an empty question (one
     with no letter or digit: "", "   ", a bare "?")."""
     query = _CONTROL.sub(" ", query or "").strip()
-    if not any(c.isalnum() for c in query):
-        raise InputError(
-            "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
-        )
+    require_question(query)
     return " ".join(query.split())

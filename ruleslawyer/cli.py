@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ruleslawyer.errors import InputError, RulesLawyerError
+from ruleslawyer.errors import InputError, RulesLawyerError, require_question
 from ruleslawyer.ingest import formats
 from ruleslawyer.records import RuleUnit
 from ruleslawyer.settings import Settings
@@ -509,10 +509,7 @@ def ask(
         raise click.UsageError("give a QUESTION (or '-' to read it from stdin), or --batch FILE")
     if question == "-":
         question = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    if not any(c.isalnum() for c in question):  # "", "   ", a bare "?"
-        raise InputError(
-            "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
-        )
+    require_question(question)
     started = _process_age_ms() if timings else 0.0
     answer, waited_ms = (
         (None, 0.0) if no_server else _ask_server(ctx.settings, overrides, question, _game(game))

@@ -37,6 +37,15 @@ class ModelError(RulesLawyerError):
     """An LLM or embedding model cannot be loaded or fails to answer."""
 
 
+def require_question(question: str) -> None:
+    """An ``InputError`` for a question with no letter or digit ("", "   ", a bare
+    "?"). Here, not in retrieval, so the CLI refuses one before loading anything."""
+    if not any(c.isalnum() for c in question):
+        raise InputError(
+            "the question is empty: ask about a rule, e.g. 'Can a battle-shocked unit start an action?'"
+        )
+
+
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """``path`` parsed as TOML; an unreadable or invalid file is an ``InputError``
     naming it as ``what`` ("cannot read thresholds P: ...", "thresholds P is not

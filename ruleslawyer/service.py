@@ -360,10 +360,11 @@ class RulesService:
     def game(self, game: str) -> str:
         """The slug of the loaded game ``game`` names (slug, alias or name); else a clear error."""
         games = self.games()
+        not_a_slug: InputError | None = None
         try:
             slug: str | None = check_game(game, games)
-        except InputError:  # not even a slug ("Ironfen Raider"): perhaps a slip
-            slug = None
+        except InputError as e:  # not even a slug ("Ironfen Raider"): perhaps a slip
+            slug, not_a_slug = None, e
         if slug in {g.slug for g in games}:
             return str(slug)
         loaded = ", ".join(g.slug for g in games)
@@ -375,8 +376,8 @@ class RulesService:
                 f"no rules loaded for game {game!r}; did you mean {known[close[0]]}? "
                 f"(loaded: {loaded})"
             )
-        if slug is None:
-            check_game(game, games)  # its own message: what a game's slug may be
+        if not_a_slug is not None:
+            raise not_a_slug  # its own message: what a game's slug may be
         raise InputError(
             f"no rules loaded for game {game!r} (loaded: {loaded}); "
             f"add its rulebook with `ruleslawyer ingest FILE --game {slug}`"
