@@ -995,7 +995,8 @@ def test_headings_in_a_layout_tables_cells_open_their_sections() -> None:
         'Slag Rifle | 24" | -1',
     ]
     assert all("Guestbook" not in text for text in by_title.values())
-    assert result.dropped["navigation, headers and footers"] == 1
+    # the menu cell, links alone before the first heading
+    assert result.dropped == {"links before the rules' first heading": 1}
     assert not any("no headings" in w for w in result.warnings)
 
 
@@ -2046,3 +2047,27 @@ def test_a_title_heading_set_above_the_main_box_heads_its_rules() -> None:
     own = body.replace("<main>", "<main><h1>Terrain</h1>")
     units = parse_file("p.html", _page(own, "Terrain"), game="x").units
     assert [(u.title, u.parent) for u in units] == [("Terrain", ""), ("Ash pits", "Terrain")]
+
+
+def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is_not() -> None:
+    """A hand-made page's back-link before its title was a rule named after the
+    file ("<< back to the rules index"), quoted in answers. A line of words with
+    a link in it opens the rules; a table of links is a table."""
+    page = """<html><head><title>Close Combat</title></head><body>
+<p><a href="index.html">&lt;&lt; back to the rules index</a></p>
+<div><a href="a.pdf">Download the PDF</a> | <a href="b.html">Print</a></div>
+<p>Read the <a href="moving.html">Movement</a> chapter first.</p>
+<table><tr><td><a href="x.html">Errata</a></td><td><a href="y.html">FAQ</a></td></tr></table>
+<h1>Close Combat</h1>
+<h2>Melee</h2><p>Each model in base contact rolls one die.</p>
+<h2>Fighting Back</h2><p>The defender fights back unless Pinned.</p>
+</body></html>"""
+    result = parse_file("close-combat.html", page.encode(), game="g")
+    text = "\n".join(u.text for u in result.units)
+    assert "back to the rules index" not in text and "Download the PDF" not in text
+    assert "Read the Movement chapter first." in text and "Errata" in text
+    assert result.dropped["links before the rules' first heading"] == 2
+    assert [u.title for u in result.units if u.title in ("Melee", "Fighting Back")] == [
+        "Melee",
+        "Fighting Back",
+    ]

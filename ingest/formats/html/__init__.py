@@ -96,6 +96,7 @@ from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.formats.html.chrome import (
     _after_the_rules,
+    _before_the_rules,
     _bylines,
     _is_chrome,
     _is_permalink,
@@ -225,6 +226,11 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
             outline.dropped["the page's boxes after its rules (tags, feedback, footer)"] += len(
                 after
             )
+        before = _before_the_rules(root)
+        for box in before:
+            box.decompose()
+        if before:
+            outline.dropped["links before the rules' first heading"] += len(before)
     if not fragment and root.find(_HEADING_TAGS) is None:
         # (raw HTML in a Markdown file has its headings in the Markdown; a Word
         # or OpenDocument file's hand-made ones were found by its reader)

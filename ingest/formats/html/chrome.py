@@ -364,6 +364,40 @@ def _after_the_rules(root: Any) -> list[Any]:
     return after if _mostly_links(after, dates=True) else []
 
 
+def _before_the_rules(root: Any) -> list[Any]:
+    """The boxes before ``root``'s first heading that are nothing but links: a
+    hand-made page's "<< back to the rules index", a breadcrumb or a
+    "Download the PDF" line with no telling markup. Read, each was a rule
+    named after the file, and quoted. Not removed here: the caller drops
+    them and counts.
+
+    Only a box every word of which is link text goes (a link that leads
+    somewhere, not a permalink), and never one that is always text
+    (``_ALWAYS_TEXT``: a table of links is a table) or hidden: a line of
+    words with a link in it ("See the [Movement] chapter first.") opens the
+    rules, and stays.
+    """
+    first = root.find(_HEADING_TAGS)
+    if first is None:
+        return []
+    before: list[Any] = []
+    for level in [first, *first.parents]:
+        if level is root or level is None:
+            break
+        for sibling in level.previous_siblings:
+            if not hasattr(sibling, "find_all") or sibling.name in _ALWAYS_TEXT:
+                continue
+            words = len(_WORD.findall(sibling.get_text(" ")))
+            linked = sum(
+                len(_WORD.findall(a.get_text(" ")))
+                for a in sibling.find_all("a", href=True)
+                if not str(a["href"]).startswith("#")
+            )
+            if words and linked == words and not _hidden(sibling):
+                before.append(sibling)
+    return before
+
+
 def _the_pages(el: Any) -> bool:
     """Could ``el``, after the rules, be the page's own: named (a class or an
     id), holding no heading, nothing that is always text (``_ALWAYS_TEXT``)
