@@ -282,9 +282,13 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([u.to_dict() for u in units], indent=1, ensure_ascii=False))
         return
+    # columns as wide as what they hold (a heading's slug path can be long),
+    # so an ID never runs into its title
+    game_w = max((len(u.game) for u in units), default=0)
+    id_w = min(max((len(u.rule_id) for u in units), default=0), 48)
     for u in units:
         flag = " *" if u.title_inferred and u.title_source != "first-words" else ""
-        click.echo(f"{u.game:10s} {u.rule_id:38s} {_numbered_title(u)}{flag}")
+        click.echo(f"{u.game:{game_w}s}  {u.rule_id:{id_w}s}  {_numbered_title(u)}{flag}")
     click.echo(f"{len(units)} rules (* title recovered at ingest)")
 
 
@@ -297,8 +301,9 @@ def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> N
     """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
 
     A chapter number (24, or the 2 of a heading "2. Morale") prints that chapter's
-    heading and the rules numbered under it; a term a glossary or rule defines in a
-    run-in label ("Pierce: ...") prints the rules that define it.
+    heading and the rules numbered under it; a heading with no text of its own
+    (Movement over 2.1-2.5) the rules under it; a term a glossary or rule defines in
+    a run-in label ("Pierce: ...") prints the rules that define it.
     """
     units = ctx.service().find_rules(rule_id, game)
     if as_json:
@@ -390,7 +395,7 @@ def search(
         click.echo("No rule clearly matches; the closest ones:")
     for n, h in enumerate(result.hits, 1):
         u = h.unit
-        where = f"  {u.parent} · {u.source.where}" if u.slug_id else ""
+        where = "".join(f"  {x}" for x in [" · ".join(_where(u))] if x)
         click.echo(
             click.style(f"{n}. [{u.label}]", bold=True)
             + f"{where}  score {h.score:.2f}  ({', '.join(h.why)})"
@@ -646,15 +651,19 @@ def print_answer(answer: dict[str, Any]) -> None:
 def citation_heading(c: dict[str, Any]) -> str:
     """``40k 24.21 Lance`` or ``skirmishers Resolving Fire (Infantry > Combat; rules.pdf p. 9)``."""
     unit = RuleUnit.from_dict({**c, "text": c.get("text", "")})
-    # A printed number says where a rule is; a heading needs its section, file and page.
-    located = unit.slug_id or unit.source.page is not None
-    source = unit.source
-    page = c.get("page", source.page)
     # the page the quote is printed on, not the one its rule starts on
-    place = f"{source.file} p. {page}" if page is not None else source.where
-    parts = (unit.parent if unit.slug_id else "", place if located else "")
-    where = "; ".join(x for x in parts if x)
+    where = "; ".join(_where(unit, c.get("page", unit.source.page)))
     return f"{unit.label} ({where})" if where else unit.label
+
+
+def _where(unit: RuleUnit, page: int | None = None) -> list[str]:
+    """Where a rule is, as its label does not say: the headings above a rule named
+    by its heading path, and always the file and page (a game's rules may come
+    from several pages or files, and a number does not say which)."""
+    source = unit.source
+    page = source.page if page is None else page
+    place = f"{source.file} p. {page}" if page is not None else source.where
+    return [x for x in (unit.parent if unit.slug_id else "", place) if x]
 
 
 # --- eval -----------------------------------------------------------------------

@@ -408,6 +408,10 @@ class RulesService:
             hits = [
                 u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")
             ]
+        if not hits:
+            # A heading with no text of its own ("2. Movement" over 2.1-2.5, a
+            # chapter page's title): the rules under it, in book order.
+            hits = [u for u in units if any(rule_key(h) == key for h in u.parent.split(" > "))]
         if not hits and re.search(r"[^\W\d_]", rule_id):
             # A term a rule defines in a run-in label ("Pierce: Each point of
             # Pierce..."), as a glossary written in bold paragraphs does.
@@ -428,6 +432,9 @@ class RulesService:
             hint = f"; did you mean {', '.join(close)}?"
         elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):
             numbers = [u.rule_id for u in units] + [u.number for u in units if u.number]
+            # and the chapters only their rules print ("2" over 2.1-2.5), which
+            # a lookup finds by the rules numbered under them
+            numbers += [n.split(".")[0] for n in numbers if re.fullmatch(r"\d+(?:\.\d+)+", n)]
             hint = f"; numbered rules here: {number_ranges(numbers)}"
         else:
             hint = ""

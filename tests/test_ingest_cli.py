@@ -173,6 +173,8 @@ def test_show_unknown_number(cli_run: Run, data_dir: Path) -> None:
     line = one_error_line(err)
     assert line.startswith("Error: no rule 99.99")
     assert "24.01-24.38" in line and "10.01-10.07" in line
+    # and the chapters only their rules print, which `rules show 24` finds
+    assert "here: 10, 16, 24, " in line
 
 
 def test_show_a_bare_chapter_number_prints_its_rules_in_book_order(
@@ -711,3 +713,34 @@ def test_a_game_name_slipped_by_a_letter_is_suggested(cli_run: Run, data_dir: Pa
     assert code == 1 and "did you mean warmachine?" in err, err
     code, _, err = cli_run("rules", "list", "--game", "gloomhold", data_dir=data_dir)
     assert code == 1 and "add its rulebook with" in err and "did you mean" not in err, err
+
+
+def test_a_heading_with_no_text_shows_the_rules_under_it_and_ids_never_touch_titles(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """`rules show Movement` over "## Moving", "## Dashing" was "no rule
+    Movement", though the chapter is the book's; and a long heading-path ID ran
+    into its title in `rules list`."""
+    book = tmp_path / "raiders.md"
+    book.write_text(
+        "# Movement\n\n## Moving\n\nA unit moves 6 inches.\n\n## Dashing\n\nA dash adds 3 inches.\n\n"
+        "# Terrain and Armoury\n\n## Special Rules of Very Long Name Indeed\n\n"
+        "### Sniper Weapons Fired From Cover\n\nA sniper ignores Light Cover.\n",
+        encoding="utf-8",
+    )
+    code, _, err = cli_run("ingest", str(book), "--game", "raiders", data_dir=data_dir)
+    assert code == 0, err
+    code, out, err = cli_run("rules", "show", "movement", "--game", "raiders", data_dir=data_dir)
+    assert code == 0, err
+    assert [line for line in out.splitlines() if line.startswith("raiders ")] == [
+        "raiders movement/moving Moving",
+        "raiders movement/dashing Dashing",
+    ]
+    code, out, _ = cli_run("rules", "list", "--game", "raiders", data_dir=data_dir)
+    rows = out.splitlines()[:-1]
+    assert len(rows) == 3
+    for row, title in zip(
+        rows, ["Moving", "Dashing", "Sniper Weapons Fired From Cover"], strict=True
+    ):
+        game, rule_id, shown = row.split(maxsplit=2)
+        assert (game, shown) == ("raiders", title) and f"{rule_id}  " in row

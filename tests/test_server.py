@@ -57,7 +57,7 @@ def test_plain_output_and_evidence_only_through_the_server(
     code, out, _ = cli_run("ask", QUESTION, "--no-llm", data_dir=seeded_settings.data_dir)
     assert code == 0 and answered(server) == 1
     assert out.startswith("[THE RULE SAYS]") and "none (evidence only)" in out
-    assert "[40k 16.01 Actions]" in out
+    assert "[40k 16.01 Actions (40k-actions.txt)]" in out
 
 
 def test_server_errors_are_one_line_like_in_process(
