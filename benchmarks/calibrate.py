@@ -107,7 +107,7 @@ def collect(model: str) -> list[dict[str, Any]]:
             evidence = answerer.evidence(item.question, result) if result.hits else []
             t0 = time.perf_counter()
             f = features(svc.llm(), item.question, [e.quote for e in evidence[:2]], NAMES)
-            quote = evidence[0].quote if evidence else ""
+            quote = evidence[0] if evidence else None
             faq = answerer.faq_similarity(item.question, quote, conditions=False) if quote else None
             rows.append(
                 {

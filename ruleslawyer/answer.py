@@ -295,21 +295,23 @@ class Answerer:
         """The FAQ's own yes/no when the deciding quote is an FAQ asked this question."""
         if self.faq_match.min_similarity > 1.0:  # off: skip the embedding
             return None
-        found = self.faq_similarity(question, primary.quote)
+        found = self.faq_similarity(question, primary)
         if found is None:
             return None
         answer, similar = found
         return answer if similar >= self.faq_match.min_similarity else None
 
     def faq_similarity(
-        self, question: str, quote: str, *, conditions: bool = True
+        self, question: str, quote: Evidence, *, conditions: bool = True
     ) -> tuple[Verdict, float] | None:
         """When ``quote`` is an FAQ entry that could be the player's question: its
         literal yes/no, and how close its question is to the player's (MiniLM
         cosine). ``conditions=False`` skips the conditions check: ``FaqMatch``'s
         floor is fitted on every FAQ pair (what the similarity says alone), and
         its figures reported on the pairs that pass the check, as answers do."""
-        found = faq_answer(quote)
+        # a heading's question is the entry's only where the quote opens its text
+        heading = quote.unit.title if quote.start == 0 else ""
+        found = faq_answer(quote.quote, heading)
         # A close question with a condition the player did not ask about ("... after
         # making a scout move?") is another question: its answer is not theirs.
         # (Checked first: it needs no embedding.)

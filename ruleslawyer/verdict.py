@@ -63,6 +63,8 @@ _NEG_RULE = re.compile(
 )
 _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't\b", re.I)
 _FAQ = re.compile(r"\bQ:\s*(?P<q>.+?)\s*A:\s*(?P<a>Yes|No)\b", re.S)
+# an answer's first word, set apart from what follows ("No. A Leader...", "Yes, but")
+_OPENS_ANSWER = re.compile(r"\s*(?P<a>Yes|No)\b[.,;:!]")
 NO_RULE = "(no rule given)"
 
 
@@ -269,12 +271,18 @@ class FaqMatch:
         return cls(float(entry["min_similarity"]), str(entry.get("measured", "")))
 
 
-def faq_answer(quote: str) -> tuple[str, Verdict] | None:
-    """(the FAQ's question, its literal yes/no) when ``quote`` is an FAQ entry."""
+def faq_answer(quote: str, heading: str = "") -> tuple[str, Verdict] | None:
+    """(the FAQ's question, its literal yes/no) when ``quote`` is an FAQ entry:
+    "Q: ... A: No." in its text, or, where an FAQ page sets each question as a
+    heading (``heading``, ending in "?"), a quote that opens its answer with a
+    "Yes" or a "No" ("No. A Leader stays with...")."""
     m = _FAQ.search(quote)
-    if not m:
-        return None
-    return " ".join(m.group("q").split()), "yes" if m.group("a") == "Yes" else "no"
+    if m:
+        return " ".join(m.group("q").split()), "yes" if m.group("a") == "Yes" else "no"
+    m = _OPENS_ANSWER.match(quote)
+    if m and heading.rstrip().endswith("?"):
+        return " ".join(heading.split()), "yes" if m.group("a") == "Yes" else "no"
+    return None
 
 
 def model_entry(path: Path, name: str) -> dict[str, Any] | None:

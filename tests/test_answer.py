@@ -884,3 +884,29 @@ def test_a_chosen_game_is_kept_but_another_named_one_is_noted(seeded_service) ->
     assert any("names aos, but 40k was chosen" in n for n in chosen.notes), chosen.notes
     same = seeded_service.ask("What does Redeploy do in AoS?", game="aos")
     assert not any("was chosen" in n for n in same.notes)
+
+
+def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
+    seeded_settings,
+) -> None:
+    """An FAQ page of question headings ("## Can a Leader join another unit?") over
+    answers opening "No." is an FAQ as "Q: ... A: No." is; only where the quote
+    opens the answer, under a heading that asks, with a "Yes"/"No" set apart."""
+    from ruleslawyer.service import RulesService
+
+    service = RulesService(seeded_settings, llm=None, calibration=Calibration(enabled=False))
+    answerer = service.answerer()
+    text = "No. A Leader stays with the unit it started the game in."
+    unit = RuleUnit("faq/leader", "club", "Can a Leader join another unit?", text, kind="rule")
+    asked = "Can a Leader join another unit?"
+    found = answerer.faq_similarity(asked, Evidence(unit, 0, len(text), 1.0))
+    assert found is not None and found[0] == "no" and found[1] == pytest.approx(1.0)
+    assert answerer.faq_similarity(asked, Evidence(unit, 4, len(text), 1.0)) is None
+    assert (
+        answerer.faq_similarity(asked, Evidence(replace(unit, title="Leaders"), 0, 3, 1.0)) is None
+    )
+    nobody = replace(unit, text="Nobody may join a unit after deployment.")
+    assert answerer.faq_similarity(asked, Evidence(nobody, 0, len(nobody.text), 1.0)) is None
+    yes = replace(unit, text="Yes, once per game, at the start of its activation.")
+    found = answerer.faq_similarity(asked, Evidence(yes, 0, len(yes.text), 1.0))
+    assert found is not None and found[0] == "yes"
