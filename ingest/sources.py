@@ -271,9 +271,12 @@ def add_to_library(
     target = library / fname
     _atomic_write(target, data)
     catalog = read_manifest(library, "library")
-    books = [b for b in catalog.rulebooks if b.file != fname]
     book = Rulebook(target, game, title or Path(fname).stem, "", {}, "library", format)
-    books.append(book)
+    books = list(catalog.rulebooks)
+    # a file added again keeps its place: the library's order is the book's
+    # (`rules list`, `games`), and an unchanged file leaves the index as it is
+    at = next((i for i, b in enumerate(books) if b.file == fname), len(books))
+    books[at : at + 1] = [book]
     games = dict(catalog.games)
     if game_info is not None and (game_info.name or game_info.edition):
         old = games.get(game)

@@ -744,3 +744,34 @@ def test_a_heading_with_no_text_shows_the_rules_under_it_and_ids_never_touch_tit
     ):
         game, rule_id, shown = row.split(maxsplit=2)
         assert (game, shown) == ("raiders", title) and f"{rule_id}  " in row
+
+
+def test_a_file_added_again_keeps_its_place_and_unchanged_leaves_the_index(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """Adding an unchanged file again built a new index and moved the file, and
+    its rules, after the book's later chapters."""
+    files = []
+    for n, title in enumerate(["Moving", "Shooting", "Morale"], 1):
+        f = tmp_path / f"0{n}-{title.lower()}.md"
+        f.write_text(
+            f"# {title}\n\nThe {title.lower()} rule says what it says.\n", encoding="utf-8"
+        )
+        files.append(f)
+    code, _, err = cli_run("ingest", *map(str, files), "--game", "gloomhold", data_dir=data_dir)
+    assert code == 0, err
+    before = index_state(data_dir)
+    code, out, err = cli_run("ingest", str(files[0]), "--game", "gloomhold", data_dir=data_dir)
+    assert code == 0, err
+    assert "up to date" in out and index_state(data_dir) == before
+    library = read_manifest(data_dir / "rulebooks", "library").rulebooks
+    assert [b.file for b in library] == [f.name for f in files]
+    # changed, it is read again in its place
+    files[0].write_text("# Moving\n\nA unit moves 6 inches.\n", encoding="utf-8")
+    code, _, err = cli_run(
+        "ingest", str(files[0]), "--game", "gloomhold", "--replace", data_dir=data_dir
+    )
+    assert code == 0, err
+    _, units = rules_json(cli_run, data_dir, "--game", "gloomhold")
+    assert [u["title"] for u in units] == ["Moving", "Shooting", "Morale"]
+    assert units[0]["text"] == "A unit moves 6 inches."
