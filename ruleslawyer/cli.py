@@ -629,7 +629,12 @@ def print_answer(answer: dict[str, Any]) -> None:
     click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
     above: list[str] = []  # the rules of quotes the answer shows, said once together
-    for c in answer["citations"]:
+    for c, first_other in _by_game(answer["citations"]):
+        if first_other:
+            if above:
+                click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
+                above = []
+            click.echo(click.style("\nFrom other games:", bold=True))
         heading = f"[{citation_heading(c)}]"
         quoted = f'"{shown_quote(c["quote"])}"'
         if quoted in answer["answer"]:
@@ -646,6 +651,17 @@ def print_answer(answer: dict[str, Any]) -> None:
         click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
+
+
+def _by_game(citations: list[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:
+    """The citations of the first one's game first, then the others', the first
+    of those marked. Asked across games (none given or clear), a quote from
+    another game printed among them read as one more rule of the same game."""
+    game = citations[0]["game"] if citations else None
+    others = [c for c in citations if c["game"] != game]
+    return [(c, False) for c in citations if c["game"] == game] + [
+        (c, n == 0) for n, c in enumerate(others)
+    ]
 
 
 def citation_heading(c: dict[str, Any]) -> str:

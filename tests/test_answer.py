@@ -910,3 +910,30 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
     yes = replace(unit, text="Yes, once per game, at the start of its activation.")
     found = answerer.faq_similarity(asked, Evidence(yes, 0, len(yes.text), 1.0))
     assert found is not None and found[0] == "yes"
+
+
+def test_quotes_of_another_game_are_printed_after_under_their_own_heading(capsys) -> None:
+    """Asked across games, "[aos Tactical Gambit]" printed among a player's own
+    game's quotes read as one more rule of that game."""
+    from ruleslawyer.cli import print_answer
+
+    def cite(game: str, rule_id: str, quote: str) -> dict:
+        return {**RuleUnit(rule_id, game, "", quote).to_dict(), "quote": quote}
+
+    print_answer(
+        {
+            "verdict": "answer",
+            "game": None,
+            "model": "fake",
+            "notes": [],
+            "answer": 'The rule says: "The Initiative holder goes first."',
+            "citations": [
+                cite("ironfen", "1.1", "The Initiative holder goes first."),
+                cite("aos", "Gambit", "If you went second you may go first."),
+                cite("ironfen", "1.2", "Each unit activates once."),
+            ],
+        }
+    )
+    out = capsys.readouterr().out
+    assert out.index("[ironfen 1.2") < out.index("From other games:") < out.index("[aos Gambit")
+    assert out.count("From other games:") == 1

@@ -139,6 +139,19 @@ def test_chips_carry_rule_and_quotes_and_group_by_rule() -> None:
     assert fmt.parse_chip_value('["a", "", []]') is None
 
 
+def test_chips_of_another_game_come_after_under_their_own_label() -> None:
+    """Asked across games, a chip of another game among the first game's read as
+    one more rule of that game."""
+    first = unit("Roll off; the winner goes first.", game="ironfen", rule_id="1.1", title="Order")
+    other = unit("If you went second, you may choose to go first.", game="aos", rule_id="Gambit")
+    again = unit("The holder of the token activates first.", game="ironfen", rule_id="1.2")
+    html_ = fmt.chips_html(
+        (Citation(first, "Roll off"), Citation(other, "choose"), Citation(again, "token"))
+    )
+    assert html_.index("ironfen 1.2") < html_.index("Other games:") < html_.index("aos Gambit")
+    assert "Other games:" not in fmt.chips_html((Citation(first, "Roll off"),))
+
+
 def test_answer_html_has_badge_text_chips_and_searched_for() -> None:
     u = unit("Units can do things.")
     page = fmt.answer_html(

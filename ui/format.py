@@ -163,11 +163,18 @@ def closest_html(answer: Any, count: int = 3) -> str:
 
 
 def chips_html(citations: Sequence[Any]) -> str:
-    """One chip per cited rule (a rule quoted twice gets one chip marking both)."""
+    """One chip per cited rule (a rule quoted twice gets one chip marking both);
+    those of another game than the first one's after them, under "Other games:"
+    (asked across games, they read as more rules of the same game)."""
     groups = group_citations(citations)
     if not groups:
         return ""
-    return '<div class="rl-chips">' + "".join(chip_html(u, q) for u, q in groups) + "</div>"
+    game = groups[0][0].game
+    chips = [chip_html(u, q) for u, q in groups if u.game == game]
+    others = [chip_html(u, q) for u, q in groups if u.game != game]
+    if others:
+        chips += ['<span class="rl-note">Other games:</span>', *others]
+    return '<div class="rl-chips">' + "".join(chips) + "</div>"
 
 
 def _spans(text: str, quotes: Sequence[str]) -> list[tuple[int, int]]:
