@@ -995,8 +995,7 @@ def test_headings_in_a_layout_tables_cells_open_their_sections() -> None:
         'Slag Rifle | 24" | -1',
     ]
     assert all("Guestbook" not in text for text in by_title.values())
-    # the menu cell, links alone before the first heading
-    assert result.dropped == {"links before the rules' first heading": 1}
+    assert result.dropped["navigation, headers and footers"] == 1
     assert not any("no headings" in w for w in result.warnings)
 
 
@@ -2051,23 +2050,30 @@ def test_a_title_heading_set_above_the_main_box_heads_its_rules() -> None:
 
 def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is_not() -> None:
     """A hand-made page's back-link before its title was a rule named after the
-    file ("<< back to the rules index"), quoted in answers. A line of words with
-    a link in it opens the rules; a table of links is a table."""
+    file ("<< back to the rules index"), quoted in answers. Only when links are
+    all there is before the first heading: one word of text there and the page
+    opens with its rules (a link cut out of "A unit that Advanced this turn
+    cannot shoot." turned it around)."""
+    rules = "<h1>Close Combat</h1><h2>Melee</h2><p>Each model in base contact rolls one die.</p>"
     page = """<html><head><title>Close Combat</title></head><body>
 <p><a href="index.html">&lt;&lt; back to the rules index</a></p>
 <div><a href="a.pdf">Download the PDF</a> | <a href="b.html">Print</a></div>
-<p>Read the <a href="moving.html">Movement</a> chapter first.</p>
-<table><tr><td><a href="x.html">Errata</a></td><td><a href="y.html">FAQ</a></td></tr></table>
-<h1>Close Combat</h1>
-<h2>Melee</h2><p>Each model in base contact rolls one die.</p>
-<h2>Fighting Back</h2><p>The defender fights back unless Pinned.</p>
-</body></html>"""
-    result = parse_file("close-combat.html", page.encode(), game="g")
-    text = "\n".join(u.text for u in result.units)
-    assert "back to the rules index" not in text and "Download the PDF" not in text
-    assert "Read the Movement chapter first." in text and "Errata" in text
+<!-- the site's menu -->
+{rules}</body></html>"""
+    result = parse_file("close-combat.html", page.format(rules=rules).encode(), game="g")
     assert result.dropped["links before the rules' first heading"] == 2
-    assert [u.title for u in result.units if u.title in ("Melee", "Fighting Back")] == [
-        "Melee",
-        "Fighting Back",
-    ]
+    assert [u.title for u in result.units] == ["Melee"]
+    kept = {
+        "a sentence around a link": 'A unit that <em><a href="adv.html">Advanced</a></em> this turn cannot shoot.',
+        "a list after its lead-in": '<p>Core abilities:</p><ul><li><a href="d.html">Deep Strike</a></li></ul>',
+        "a link that is a sentence": '<p><a href="r.html">Read the Movement chapter first.</a></p>',
+        "a datasheet's keywords": '<p><a href="/kw/inf">Infantry</a>, <a href="/kw/core">Core</a></p>',
+        "a list of linked terms": '<ol><li><a href="cp.html">Command Re-roll</a></li></ol>',
+        "an empty href": '<p><a href="">Deep Strike</a></p>',
+        "an in-page link": '<p><a href="#melee">Melee</a></p>',
+    }
+    for case, opening in kept.items():
+        html = f"<html><body>{opening}{rules}</body></html>"
+        result = parse_file("p.html", html.encode(), game="g")
+        assert "links before the rules' first heading" not in result.dropped, case
+        assert len(result.units) == 2, case

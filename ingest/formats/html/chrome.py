@@ -26,6 +26,8 @@ import copy
 import re
 from typing import Any
 
+from bs4 import NavigableString
+
 from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
     _HEADINGS,
@@ -365,37 +367,59 @@ def _after_the_rules(root: Any) -> list[Any]:
 
 
 def _before_the_rules(root: Any) -> list[Any]:
-    """The boxes before ``root``'s first heading that are nothing but links: a
-    hand-made page's "<< back to the rules index", a breadcrumb or a
+    """What stands before ``root``'s first heading when it is nothing but links:
+    a hand-made page's "<< back to the rules index", a breadcrumb or a
     "Download the PDF" line with no telling markup. Read, each was a rule
     named after the file, and quoted. Not removed here: the caller drops
     them and counts.
 
-    Only a box every word of which is link text goes (a link that leads
-    somewhere, not a permalink), and never one that is always text
-    (``_ALWAYS_TEXT``: a table of links is a table) or hidden: a line of
-    words with a link in it ("See the [Movement] chapter first.") opens the
-    rules, and stays.
+    Only when every word before the first heading is link text (a link that
+    leads somewhere: not an in-page anchor, not an empty ``href``), none of
+    it is inside what is always text (``_ALWAYS_TEXT``: a table, a
+    definition list, a quotation; a layout table's menu cell is the
+    walker's) or a list (the stratagems a page opens with; a menu in a
+    list is chrome by its markup or not at all), no link reads as a
+    sentence (it ends in ".", "!" or "?") and no comma lists the links as
+    terms (a datasheet's "Infantry, Core, Raider"). One word of text there ("A unit that <a>Advanced</a> this turn
+    cannot shoot.", "The following abilities are Core:") and the page opens
+    with its rules: nothing goes. What goes is each link's outermost box
+    before the heading.
     """
     first = root.find(_HEADING_TAGS)
     if first is None:
         return []
-    before: list[Any] = []
-    for level in [first, *first.parents]:
-        if level is root or level is None:
-            break
-        for sibling in level.previous_siblings:
-            if not hasattr(sibling, "find_all") or sibling.name in _ALWAYS_TEXT:
-                continue
-            words = len(_WORD.findall(sibling.get_text(" ")))
-            linked = sum(
-                len(_WORD.findall(a.get_text(" ")))
-                for a in sibling.find_all("a", href=True)
-                if not str(a["href"]).startswith("#")
-            )
-            if words and linked == words and not _hidden(sibling):
-                before.append(sibling)
-    return before
+    above = {id(a) for a in first.parents}  # the boxes holding the heading
+    boxes: list[Any] = []
+    for string in first.find_all_previous(string=True):
+        if type(string) is not NavigableString:
+            continue  # a comment, a doctype
+        if "," in string and string.find_parent("a") is None:
+            return []  # terms listed ("Infantry, Core, Raider"): a datasheet's keywords
+        if not _WORD.search(string):
+            continue  # a string of signs between links ("»", "/", "|")
+        if _hidden(string.parent):
+            continue
+        if not any(p is root for p in string.parents):
+            break  # before the box the rules are read from
+        link = string.find_parent("a")
+        href = str(link.get("href") or "").strip() if link is not None else ""
+        if (
+            not href
+            or href.startswith("#")
+            or string.find_parent((*_ALWAYS_TEXT, "li")) is not None
+            or _SENTENCE_END.search(_text(link))
+        ):
+            return []
+        box = link
+        while box.parent is not None and box.parent is not root and id(box.parent) not in above:
+            box = box.parent
+        if not any(box is b for b in boxes):
+            boxes.append(box)
+    return boxes
+
+
+# a link whose text ends as a sentence does ("Read the rules first.") is text
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*\s*$")
 
 
 def _the_pages(el: Any) -> bool:
