@@ -315,7 +315,15 @@ class Answerer:
         # A close question with a condition the player did not ask about ("... after
         # making a scout move?") is another question: its answer is not theirs.
         # (Checked first: it needs no embedding.)
-        if found is None or (conditions and self.picker.missing_conditions(question, found[0])):
+        # And the other way: the player's own condition ("Can an Assault unit...")
+        # that the FAQ's question does not ask about is another question too.
+        if found is None or (
+            conditions
+            and (
+                self.picker.missing_conditions(question, found[0])
+                or self.picker.missing_conditions(found[0], question)
+            )
+        ):
             return None
         asked, answer = found
         return answer, self._similarity(question, asked)

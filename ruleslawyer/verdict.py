@@ -63,8 +63,13 @@ _NEG_RULE = re.compile(
 )
 _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't\b", re.I)
 _FAQ = re.compile(r"\bQ:\s*(?P<q>.+?)\s*A:\s*(?P<a>Yes|No)\b", re.S)
-# an answer's first word, set apart from what follows ("No. A Leader...", "Yes, but")
-_OPENS_ANSWER = re.compile(r"\s*(?P<a>Yes|No)\b[.,;:!]")
+# an answer's first word, set apart from what follows: "No. A Leader...", "Yes, but";
+# not "No. of dice" or "No. 3" (the abbreviation of "number")
+_OPENS_ANSWER = re.compile(r"\s*(?P<a>Yes|No)\b(?:,|[.;:!](?=\s*(?:$|[A-Z\"(\u201c])))")
+# the rest of an answer's first sentence, when it makes the answer conditional
+_QUALIFIED = re.compile(
+    r"[^.!?\n]*\b(?:unless|only|except|but|if|provided|as long as|when|until)\b", re.I
+)
 NO_RULE = "(no rule given)"
 
 
@@ -278,11 +283,21 @@ def faq_answer(quote: str, heading: str = "") -> tuple[str, Verdict] | None:
     "Yes" or a "No" ("No. A Leader stays with...")."""
     m = _FAQ.search(quote)
     if m:
-        return " ".join(m.group("q").split()), "yes" if m.group("a") == "Yes" else "no"
-    m = _OPENS_ANSWER.match(quote)
-    if m and heading.rstrip().endswith("?"):
-        return " ".join(heading.split()), "yes" if m.group("a") == "Yes" else "no"
-    return None
+        asked, answer = m.group("q"), m.group("a")
+    else:
+        m = _OPENS_ANSWER.match(quote)
+        # one question, asked for a yes or a no ("How many dice...?" over "No. of
+        # dice: ..." is none; two questions over one answer answer neither alone)
+        if m is None or heading.count("?") != 1 or not heading.rstrip().endswith("?"):
+            return None
+        if not is_yes_no(heading):
+            return None
+        asked, answer = heading, m.group("a")
+    # "No, unless the unit has the Assault ability": the answer turns on a
+    # condition the player's question may hold; the quote says which, a badge cannot
+    if _QUALIFIED.match(quote[m.end() :]):
+        return None
+    return " ".join(asked.split()), "yes" if answer == "Yes" else "no"
 
 
 def model_entry(path: Path, name: str) -> dict[str, Any] | None:

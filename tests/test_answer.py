@@ -22,7 +22,7 @@ from ruleslawyer.evidence import (
 from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
 from ruleslawyer.records import Hit, RuleUnit, Source
-from ruleslawyer.verdict import Calibration, decide, is_yes_no
+from ruleslawyer.verdict import Calibration, decide, faq_answer, is_yes_no
 
 
 def check_citations(service, answer) -> None:  # type: ignore[no-untyped-def]
@@ -910,6 +910,30 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
     yes = replace(unit, text="Yes, once per game, at the start of its activation.")
     found = answerer.faq_similarity(asked, Evidence(yes, 0, len(yes.text), 1.0))
     assert found is not None and found[0] == "yes"
+    # Look-alikes a review found giving a wrong badge: "No." for "number" under a
+    # question no yes or no answers; two questions over one answer; an answer that
+    # turns on a condition; the player's own condition the FAQ does not ask about.
+    dice = RuleUnit("faq/dice", "club", "How many dice does a unit roll in melee?",
+                    "No. of dice: one per model in base contact.")  # fmt: skip
+    assert (
+        answerer.faq_similarity(
+            "Does a unit roll dice in melee?", Evidence(dice, 0, len(dice.text), 1.0)
+        )
+        is None
+    )
+    two = replace(unit, title="Can a Leader join a unit in reserves? Can it join after deployment?")
+    assert answerer.faq_similarity(asked, Evidence(two, 0, len(text), 1.0)) is None
+    for answer in ("No, unless it has the Assault ability.", "Yes, but only in melee."):
+        cond = replace(unit, text=answer)
+        assert answerer.faq_similarity(asked, Evidence(cond, 0, len(answer), 1.0)) is None
+    own = "Can a Leader with a jump pack join another unit?"
+    assert answerer.faq_similarity(own, Evidence(unit, 0, len(text), 1.0)) is None
+    faq = "Q: Can a unit charge after it advanced? A: No, unless it has the Assault ability."
+    assert faq_answer(faq) is None
+    assert faq_answer("Q: Can a unit charge after it advanced? A: No. It cannot.") == (
+        "Can a unit charge after it advanced?",
+        "no",
+    )
 
 
 def test_quotes_of_another_game_are_printed_after_under_their_own_heading(capsys) -> None:

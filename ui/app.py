@@ -181,7 +181,8 @@ def restored(kept: Any) -> tuple[list[Any], str | None, str | None]:
 def game_arg(service: Any, choice: str | None) -> str | None:
     """The page's game choice as ``service.ask``'s ``game``: None for auto (or all games),
     else the slug of the loaded game it names; an unknown game raises ``InputError``."""
-    if not choice or choice in (AUTO, ALL):
+    # any case: an API caller writes the page's labels ("Auto", "All games")
+    if not choice or str(choice).strip().casefold() in (AUTO, ALL, "all games"):
         return None
     try:
         return str(service.game(str(choice)))
@@ -791,9 +792,13 @@ def build_app(service: Any, *, word_delay: float = 0.02) -> gr.Blocks:
                     )
                 with gr.Column(scale=2):
                     game = gr.Radio(chat_choices, value=AUTO, label="Game", elem_id="rl-game")
+                    # With no model (--no-llm) every answer is the evidence alone:
+                    # the box says so and cannot be unticked.
+                    no_model = service.settings.llm == "none"
                     evidence = gr.Checkbox(
                         label="Evidence only (quote the rules, no model)",
-                        value=False,
+                        value=no_model,
+                        interactive=not no_model,
                         elem_id="rl-evidence",
                     )
                     with gr.Row():
