@@ -395,6 +395,21 @@ def choice_values(block: Any) -> list[str]:
     return [v for _, v in block.choices]
 
 
+def test_with_no_model_the_evidence_box_is_ticked_and_fixed(seeded_settings: Any) -> None:
+    """Started with --no-llm, the header said "evidence only" and the box was unticked."""
+    from dataclasses import replace
+
+    from ruleslawyer.service import RulesService
+    from ruleslawyer.ui.app import build_app
+
+    evidence = component(
+        build_app(RulesService(replace(seeded_settings, llm="none"))), "rl-evidence"
+    )
+    assert evidence.value is True and evidence.interactive is False
+    evidence = component(build_app(RulesService(seeded_settings)), "rl-evidence")
+    assert evidence.value is False and evidence.interactive is not False
+
+
 def test_build_app_makes_blocks_without_launching(seeded_service: Any) -> None:
     import gradio as gr
 
@@ -473,6 +488,8 @@ def test_unknown_game_is_a_one_line_error(handlers: Any) -> None:
     assert game_arg(service, "Age of Sigmar") == "aos"
     assert game_arg(service, "wh40k") == "40k"
     assert game_arg(service, "auto") is None and game_arg(service, "__all__") is None
+    # the page's own labels, as an API caller writes them
+    assert game_arg(service, "Auto") is None and game_arg(service, "All games") is None
     # a page left open after its game was removed: page words, not the CLI's
     with pytest.raises(RulesLawyerError, match="reload the page") as refused:
         game_arg(service, "chess")
