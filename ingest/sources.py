@@ -277,6 +277,8 @@ def add_to_library(
     # (`rules list`, `games`), and an unchanged file leaves the index as it is
     at = next((i for i, b in enumerate(books) if b.file == fname), len(books))
     books[at : at + 1] = [book]
+    # and no second entry of it (a manifest edited by hand)
+    books = [b for i, b in enumerate(books) if b.file != fname or i == at]
     games = dict(catalog.games)
     if game_info is not None and (game_info.name or game_info.edition):
         old = games.get(game)

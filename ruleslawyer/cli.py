@@ -675,9 +675,9 @@ def citation_heading(c: dict[str, Any]) -> str:
 def _where(unit: RuleUnit, page: int | None = None) -> list[str]:
     """Where a rule is, as its label does not say: the headings above a rule named
     by its heading path, and always the file and page (a game's rules may come
-    from several pages or files, and a number does not say which)."""
+    from several pages or files, and a number does not say which): ``page``
+    where a quote is printed, else all the rule's pages ("pp. 20-21")."""
     source = unit.source
-    page = source.page if page is None else page
     place = f"{source.file} p. {page}" if page is not None else source.where
     return [x for x in (unit.parent if unit.slug_id else "", place) if x]
 

@@ -44,6 +44,12 @@ def rule_key(rule_id: str) -> str:
     return normalize(rule_id).lower().replace('"', "")
 
 
+# "rule 4.1", "section 3.2", "§ 24.21", "4.1 Boarding", "4.1. Boarding"
+_WRITTEN_AS = re.compile(
+    r"(?i)(?:(?:rule|section|§)\s*)?(?P<number>\d{1,3}(?:\.\d{1,3})+[a-z]?)\.?(?:\s+(?P<title>\S.*))?"
+)
+
+
 def _numeric(rule_id: str) -> tuple[int, ...]:
     """'24.3' before '24.21': the order a printed number sorts in the book."""
     # "100.2a" sorts with 100.2 (a card game's lettered sub-rule)
@@ -408,15 +414,18 @@ class RulesService:
             hits = [
                 u for u in units if u.title and rule_key(u.title).strip("[]") == key.strip("[]")
             ]
-        if not hits:
-            # A heading with no text of its own ("2. Movement" over 2.1-2.5, a
-            # chapter page's title): the rules under it, in book order.
-            hits = [u for u in units if any(rule_key(h) == key for h in u.parent.split(" > "))]
         if not hits and re.search(r"[^\W\d_]", rule_id):
             # A term a rule defines in a run-in label ("Pierce: Each point of
-            # Pierce..."), as a glossary written in bold paragraphs does.
+            # Pierce..."), as a glossary written in bold paragraphs does; then
+            # a heading with no text of its own ("2. Movement" over 2.1-2.5, a
+            # chapter page's title): the rules under it, in book order.
             label = re.compile(rf"(?im)^[\W_]*{re.escape(' '.join(rule_id.split()))}[\W_]*:")
             hits = [u for u in units if label.search(u.text)]
+            hits += [
+                u
+                for u in units
+                if any(rule_key(h) == key for h in u.parent.split(" > ")) and u not in hits
+            ]
         if not hits and re.fullmatch(r"\d+(?:\.\d+)*", key):
             # A bare chapter number ("24", "1.2" where only 1.2.1... are printed):
             # the heading printed with it ("2. Morale"), then the rules numbered
@@ -426,8 +435,19 @@ class RulesService:
             hits += sorted(under, key=lambda u: _numeric(u.rule_id))
         if hits:
             return hits
+        # as players write one: "rule 4.1", "§ 24.21", "4.1 Boarding" (number and title)
+        m = _WRITTEN_AS.fullmatch(rule_id.strip())
+        if m:
+            named = self._written_as(m, units)
+            if named:
+                return named
         names = sorted({u.rule_id for u in units} | {u.title for u in units if u.title})
+        # a close spelling, or a name with the word in it ("Shoals" of "Shoals and
+        # Running Aground")
         close = difflib.get_close_matches(rule_id, names, n=4, cutoff=0.6)
+        close += [n for n in names if key in rule_key(n).split() and n not in close][
+            : max(0, 4 - len(close))
+        ]
         if close:
             hint = f"; did you mean {', '.join(close)}?"
         elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):
@@ -440,6 +460,18 @@ class RulesService:
             hint = ""
         where = f" in {self.game(game)}" if game else ""
         raise RuleNotFoundError(f"no rule {rule_id}{where}{hint}")
+
+    @staticmethod
+    def _written_as(m: re.Match[str], units: list[RuleUnit]) -> list[RuleUnit]:
+        """The rule "rule 4.1" or "4.1 Boarding" names: the rule numbered so,
+        when the words after the number, if any, are its title."""
+        number, title = m.group("number"), m.group("title")
+        return [
+            u
+            for u in units
+            if rule_key(u.rule_id) == rule_key(number)
+            and (not title or rule_key(u.title).strip("[]") == rule_key(title).strip("[]"))
+        ]
 
     # --- search ---------------------------------------------------------------
     def retriever(self) -> Any:

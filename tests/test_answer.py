@@ -961,3 +961,17 @@ def test_quotes_of_another_game_are_printed_after_under_their_own_heading(capsys
     out = capsys.readouterr().out
     assert out.index("[ironfen 1.2") < out.index("From other games:") < out.index("[aos Gambit")
     assert out.count("From other games:") == 1
+
+
+def test_a_rule_over_two_pages_is_placed_on_both_unless_a_quote_gives_one() -> None:
+    """`search` printed "p. 1" for a rule on pages 1-2 whose match is on page 2."""
+    from ruleslawyer.cli import _where, citation_heading
+
+    unit = RuleUnit(
+        "woods", "g", "Woods", "Woods block sight. Infantry in woods is in cover.",
+        source=Source("b.pdf", 0, 50, page=1, page_breaks=((19, 2),)),
+    )  # fmt: skip
+    assert _where(unit) == ["b.pdf pp. 1-2"]
+    assert citation_heading({**unit.to_dict(), "quote": "Infantry", "page": 2}) == (
+        "g Woods (b.pdf p. 2)"
+    )

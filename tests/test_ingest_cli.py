@@ -159,6 +159,19 @@ def test_show_json(cli_run: Run, data_dir: Path) -> None:
     assert unit["rule_id"] == "24.21" and unit["title"] == "[LANCE]"
 
 
+def test_show_as_players_write_a_rule(cli_run: Run, data_dir: Path) -> None:
+    """ "rule 24.21" and "24.21 Lance" were "no rule"; a word of a longer title
+    ("Walker" of "Super-heavy Walker") had no suggestion."""
+    for written in ("rule 24.21", "§ 24.21", "24.21 [Lance]", "24.21. lance"):
+        code, out, err = cli_run("rules", "show", written, data_dir=data_dir)
+        assert code == 0, (written, err)
+        assert out.startswith("40k 24.21 [LANCE]"), written
+    code, _, err = cli_run("rules", "show", "24.21 Hazardous", data_dir=data_dir)
+    assert code != 0 and one_error_line(err).startswith("Error: no rule 24.21 Hazardous")
+    code, _, err = cli_run("rules", "show", "walker", data_dir=data_dir)
+    assert code != 0 and "did you mean Super-heavy Walker" in one_error_line(err)
+
+
 def test_show_by_name_and_title(cli_run: Run, data_dir: Path) -> None:
     code, out, _ = cli_run("rules", "show", "redeploy", data_dir=data_dir)
     assert code == 0 and out.startswith("aos Redeploy")
@@ -736,6 +749,22 @@ def test_a_heading_with_no_text_shows_the_rules_under_it_and_ids_never_touch_tit
         "raiders movement/moving Moving",
         "raiders movement/dashing Dashing",
     ]
+    # a term a rule defines still comes first, the heading's rules after it
+    (tmp_path / "glossary.md").write_text(
+        "# Glossary\n\n**Movement:** how far a unit goes in one action.\n", encoding="utf-8"
+    )
+    code, _, err = cli_run(
+        "ingest", str(tmp_path / "glossary.md"), "--game", "raiders", data_dir=data_dir
+    )
+    assert code == 0, err
+    code, out, _ = cli_run("rules", "show", "Movement", "--game", "raiders", data_dir=data_dir)
+    shown = [line for line in out.splitlines() if line.startswith("raiders ")]
+    assert shown[0].startswith("raiders glossary") and shown[1:] == [
+        "raiders movement/moving Moving",
+        "raiders movement/dashing Dashing",
+    ]
+    code, _, err = cli_run("remove", "glossary.md", data_dir=data_dir)
+    assert code == 0, err
     code, out, _ = cli_run("rules", "list", "--game", "raiders", data_dir=data_dir)
     rows = out.splitlines()[:-1]
     assert len(rows) == 3
@@ -775,3 +804,21 @@ def test_a_file_added_again_keeps_its_place_and_unchanged_leaves_the_index(
     _, units = rules_json(cli_run, data_dir, "--game", "gloomhold")
     assert [u["title"] for u in units] == ["Moving", "Shooting", "Morale"]
     assert units[0]["text"] == "A unit moves 6 inches."
+
+
+def test_adding_a_file_again_leaves_one_entry_of_it(tmp_path: Path) -> None:
+    """A manifest edited by hand to name a file twice keeps one entry, in the
+    first one's place, once the file is added again."""
+    from ruleslawyer.ingest.sources import add_to_library
+
+    library = tmp_path / "rulebooks"
+    for name in ("a.md", "b.md"):
+        add_to_library(library, name, b"# A\n\nText.\n", "gloomhold", extensions=(".md",))
+    manifest = library / "manifest.toml"
+    manifest.write_text(
+        manifest.read_text(encoding="utf-8")
+        + '\n[[rulebook]]\nfile = "a.md"\ngame = "gloomhold"\nedition = ""\ntitle = "a"\n',
+        encoding="utf-8",
+    )
+    add_to_library(library, "a.md", b"# A\n\nText.\n", "gloomhold", extensions=(".md",))
+    assert [b.file for b in read_manifest(library, "library").rulebooks] == ["a.md", "b.md"]

@@ -410,7 +410,7 @@ def _before_the_rules(root: Any) -> list[Any]:
             or _SENTENCE_END.search(_text(link))
         ):
             return []
-        box = link
+        box: Any = link  # not None: it has an href
         while box.parent is not None and box.parent is not root and id(box.parent) not in above:
             box = box.parent
         if not any(box is b for b in boxes):
