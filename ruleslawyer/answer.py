@@ -53,6 +53,7 @@ from ruleslawyer.retrieval.exact import RULE_NUMBER
 from ruleslawyer.verdict import (
     Calibration,
     FaqMatch,
+    answers_its_heading,
     decide,
     faq_answer,
     features,
@@ -491,6 +492,15 @@ def ungrounded(text: str, support: str) -> str:
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source: str = "") -> str:
     """The answer text: a lead that says how sure it is, the explanation, the quote."""
     lead = verdict_words(verdict, source) if verdict in ("yes", "no", "quote") else ""
+    if (
+        verdict in ("quote", "answer")
+        and evidence
+        and evidence[0].start == 0
+        and answers_its_heading(evidence[0].quote, evidence[0].unit.title)
+    ):
+        # An FAQ entry's "Yes." given no badge: its question, in the label after
+        # this, is not taken for the player's, so its yes or no is not theirs.
+        lead = "The FAQ answers its own question"
     parts = [f"{lead}." if verdict in ("yes", "no") else f"{lead}:"] if lead else []
     if explanation:
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")

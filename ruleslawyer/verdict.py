@@ -300,6 +300,13 @@ def faq_answer(quote: str, heading: str = "") -> tuple[str, Verdict] | None:
     return " ".join(asked.split()), "yes" if answer == "Yes" else "no"
 
 
+def answers_its_heading(quote: str, heading: str) -> bool:
+    """Does ``quote`` open with a yes or a no to the question its ``heading`` asks
+    (an FAQ page's entry)? Quoted for another question, its "Yes." reads as the
+    answer to the player's."""
+    return heading.rstrip().endswith("?") and _OPENS_ANSWER.match(quote) is not None
+
+
 def model_entry(path: Path, name: str) -> dict[str, Any] | None:
     """The ``[models."NAME"]`` table of a per-model TOML file for the LLM called
     ``name`` ("qwen2.5-0.5b (llama.cpp)" finds "qwen2.5-0.5b"); None if absent."""

@@ -975,3 +975,17 @@ def test_a_rule_over_two_pages_is_placed_on_both_unless_a_quote_gives_one() -> N
     assert citation_heading({**unit.to_dict(), "quote": "Infantry", "page": 2}) == (
         "g Woods (b.pdf p. 2)"
     )
+
+
+def test_an_faq_entry_quoted_for_another_question_says_whose_question_it_answers() -> None:
+    """ "Can I board after shooting my broadside?" answered 'The rule says: ...
+    Does chain shot count as a broadside for boarding?: "Yes. ..."', which reads as
+    a yes to the player's question (the answer is no)."""
+    text = "Yes. Chain shot is fired as a broadside."
+    faq = RuleUnit("faq/chain", "g", "Does chain shot count as a broadside?", text)
+    said = compose("quote", "", [Evidence(faq, 0, len(text), 1.0)])
+    assert said.startswith("The FAQ answers its own question: g ")
+    assert 'Does chain shot count as a broadside?: "Yes.' in said
+    rule = RuleUnit("4.1", "g", "Boarding", "Yes, a ship may board. It must be adjacent.")
+    assert compose("quote", "", [Evidence(rule, 0, 21, 1.0)]).startswith("The rule says:")
+    assert compose("no", "", [Evidence(faq, 0, len(text), 1.0)], "faq").startswith("No.")
