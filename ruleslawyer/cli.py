@@ -124,6 +124,12 @@ def ingest(
     refused unless --replace says it takes that one's place.
     """
     service = ctx.service()
+    if paths and game and not game_name and (close := service.close_game(game)):
+        # a slip would start a game of its own, its rules apart from the book's
+        raise InputError(
+            f"no game {game!r} is loaded; did you mean --game {close}? To start a new game "
+            f'of that name, name it too: --game-name "{game}"'
+        )
     bar = _Bar(enabled=not as_json)
     report = service.ingest(
         list(paths),

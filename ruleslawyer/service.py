@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError
+from ruleslawyer.errors import InputError, ModelError, RuleNotFoundError, RulesLawyerError
 from ruleslawyer.ingest.embed import LEGACY_ONNX_DIRS, ONNX_DIR, Embedder, make_embedder
 from ruleslawyer.ingest.normalize import normalize
 from ruleslawyer.ingest.pipeline import IngestReport, build_index
@@ -363,6 +363,19 @@ class RulesService:
     def game_info(self, slug: str | None) -> GameInfo | None:
         return next((g for g in self.games() if g.slug == slug), None) if slug else None
 
+    def close_game(self, game: str) -> str | None:
+        """The slug of the loaded game whose slug, alias or name ``game`` is a slip of
+        a letter or two of ("irnfen", "saltmarch"), if it names none outright."""
+        try:
+            games = self.games()
+        except RulesLawyerError:  # no index yet, or none usable: no game to slip from
+            return None
+        known = {n.lower(): g.slug for g in games for n in (g.slug, *g.aliases, g.name) if n}
+        if game.strip().lower() in known:
+            return None
+        close = difflib.get_close_matches(game.strip().lower(), list(known), n=1, cutoff=0.8)
+        return known[close[0]] if close else None
+
     def game(self, game: str) -> str:
         """The slug of the loaded game ``game`` names (slug, alias or name); else a clear error."""
         games = self.games()
@@ -374,13 +387,10 @@ class RulesService:
         if slug in {g.slug for g in games}:
             return str(slug)
         loaded = ", ".join(g.slug for g in games)
-        # a slip of a letter or two in a loaded game's slug, alias or name
-        known = {n.lower(): g.slug for g in games for n in (g.slug, *g.aliases, g.name) if n}
-        close = difflib.get_close_matches(game.strip().lower(), list(known), n=1, cutoff=0.8)
+        close = self.close_game(game)
         if close:
             raise InputError(
-                f"no rules loaded for game {game!r}; did you mean {known[close[0]]}? "
-                f"(loaded: {loaded})"
+                f"no rules loaded for game {game!r}; did you mean {close}? (loaded: {loaded})"
             )
         if not_a_slug is not None:
             raise not_a_slug  # its own message: what a game's slug may be

@@ -822,3 +822,20 @@ def test_adding_a_file_again_leaves_one_entry_of_it(tmp_path: Path) -> None:
     )
     add_to_library(library, "a.md", b"# A\n\nText.\n", "gloomhold", extensions=(".md",))
     assert [b.file for b in read_manifest(library, "library").rulebooks] == ["a.md", "b.md"]
+
+
+def test_adding_a_book_to_a_slipped_game_name_is_refused_with_the_game_meant(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """ "--game saltmarch" quietly started a game of its own beside saltmarsh; a
+    new game of a name that close is still added when it is named."""
+    book = tmp_path / "house.md"
+    book.write_text("# House Rules\n\nA unit may move twice.\n", encoding="utf-8")
+    code, _, err = cli_run("ingest", str(book), "--game", "warmachin", data_dir=data_dir)
+    assert code == 1 and "did you mean --game warmachine?" in one_error_line(err)
+    library = read_manifest(data_dir / "rulebooks", "library").rulebooks
+    assert "house.md" not in [b.file for b in library]
+    code, _, err = cli_run(
+        "ingest", str(book), "--game", "warmachin", "--game-name", "Warmachin", data_dir=data_dir
+    )
+    assert code == 0, err
