@@ -2686,3 +2686,22 @@ Heavy armour adds +1 to the save.
         "export default goods to the market.",
         "import Rules from the old edition from 'its book'.",
     ]
+
+
+def test_a_markdown_stat_block_keeps_a_line_for_each_bold_label() -> None:
+    """'**Range:** 12"', '**Dice:** ...' one under another are one paragraph to
+    Markdown, and read 'Range: 12" Dice: one D6 Hits: 4+'. A hard-wrapped
+    paragraph with bold words in it, and a list item's '**Default:**', stay joined."""
+    book = (
+        '# Guns\n\n## Cannon\n\n**Range:** 12"\n**Dice:** one D6 per cannon\n**Hits**: 4+\n\n'
+        "A hard-wrapped line goes\non with **bold** words and\n**more** here.\n\n"
+        "- a gun's crew fires it.\n  **Default:** two crew.\n"
+    )
+    (unit,) = parse_file("guns.md", book.encode(), game="g").units
+    assert unit.text.split("\n") == [
+        'Range: 12"',
+        "Dice: one D6 per cannon",
+        "Hits: 4+",
+        "A hard-wrapped line goes on with bold words and more here.",
+        "- a gun's crew fires it. Default: two crew.",
+    ]

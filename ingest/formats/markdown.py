@@ -85,6 +85,7 @@ warning (``outline.build_units``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -608,9 +609,10 @@ def _aside_title(params: str) -> str:
     return " ".join((bracket.group(1) if bracket else rest).split()).strip("\"' ")
 
 
-def _inline_text(token: Any, *, lines: bool = False) -> str:
+def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> str:
     """Plain text of an inline token: what the words say, without the markup;
-    with ``lines``, a line break in the source stays one."""
+    with ``lines``, a line break in the source stays one; with ``labels``,
+    one before a bold run-in label ("**Range:** 12\"") does."""
     out: list[str] = []
     kids = token.children or []
     for n, child in enumerate(kids):
@@ -620,7 +622,11 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
             after = kids[n + 1].content if n + 1 < len(kids) else ""
             # one numbered rule a line stays one a line ("100.1. ...\n100.2. ...");
             # the text so far is joined only for a line that opens with a digit
-            apart = lines or (after[:1].isdigit() and opens_numbered_rule(after, "".join(out)))
+            apart = (
+                lines
+                or (after[:1].isdigit() and opens_numbered_rule(after, "".join(out)))
+                or (labels and _opens_label(kids[n + 1 :]))
+            )
             out.append("\n" if apart else " ")
         elif child.type == "hardbreak" or (
             child.type == "html_inline" and _BR.match(child.content)
@@ -631,6 +637,29 @@ def _inline_text(token: Any, *, lines: bool = False) -> str:
         elif child.type == "footnote_ref":
             out.append(f"[{_footnote_mark(child.meta)}]")
     return "".join(out).strip()
+
+
+def _opens_label(kids: list[Any]) -> bool:
+    """Does the line these inline tokens open start with a bold run-in label
+    ("**Range:** 12\"")? A stat block's lines, written one under another
+    without blank lines, are one paragraph to Markdown; joined, they read
+    'Range: 12" Dice: one D6 Hits: 4+'."""
+    # (markdown-it puts an empty text token before the emphasis)
+    kids = list(itertools.dropwhile(lambda k: k.type == "text" and not k.content, kids))
+    if len(kids) < 3 or kids[0].type != "strong_open":
+        return False
+    label = []
+    for kid in kids[1:]:
+        if kid.type == "strong_close":
+            break
+        if kid.type not in ("text", "code_inline"):
+            return False
+        label.append(kid.content)
+    else:
+        return False
+    words = "".join(label).strip()
+    after = kids[len(label) + 2].content if len(kids) > len(label) + 2 else ""
+    return bool(words) and (words.endswith(":") or after.startswith(":"))
 
 
 def _footnote_key(meta: dict[str, Any]) -> str:
@@ -801,7 +830,9 @@ def outline_of(text: str) -> Outline:
             outline.dropped["images"] += 1  # badges, a picture: no rule's words
         elif t == "inline":
             lettered = row is None and not heading_level and _lettered(tok)
-            content = _inline_text(tok, lines=lettered)
+            # a stat block's label lines in a paragraph (in a list item, an
+            # API's "**Default:**" goes on the item's line)
+            content = _inline_text(tok, lines=lettered, labels=not lists and row is None)
             if lettered and lists:
                 # the items continue a list item: set under it, as a nested list is
                 content = content.replace("\n", "\n" + "  " * len(lists))
