@@ -4167,3 +4167,22 @@ def test_a_table_of_two_long_columns_drawn_row_by_row_keeps_its_rows() -> None:
             answer,
             text,
         )
+
+
+def test_a_one_page_sheets_footer_with_a_version_and_the_word_page_goes() -> None:
+    """ "Saltmarsh Corsairs v1.2 - page 1" under a one-page sheet was a rule of
+    its own; a last line of text with a number in it stays."""
+    b = Book(header="", page_numbers=False)
+    b.new_page()
+    b.heading("Saltmarsh Corsairs: Core Rules", size=18)
+    b.heading("1 Ships")
+    b.para("Each player commands a squadron of two to four ships.")
+    b.heading("2 Sailing")
+    b.para("A ship moves up to its Speed; it may turn once, by 45 degrees.")
+    b.para("Ships end their move 1 inch apart at the least, as rule 2 says on page 1.")
+    b.canvas.setFont(BODY_FONT, 7)
+    b.canvas.drawString(MARGIN, 30, "Saltmarsh Corsairs v1.2 - page 1")
+    result = parse_file("sheet.pdf", b.pdf(), game="x")
+    text = "\n".join(u.text for u in result.units)
+    assert "v1.2" not in text and result.dropped["running headers and footers"] == 1
+    assert "as rule 2 says on page 1." in text

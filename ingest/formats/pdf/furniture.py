@@ -156,6 +156,11 @@ def _beyond(other: _Line, ln: _Line) -> bool:
     return other.bottom < ln.top + 0.2 * ln.size
 
 
+# The most words besides the book's name a one- or two-page sheet's footer
+# holds ("v", "page" of "Saltmarsh Corsairs v1.2 - page 1")
+SHEET_FOOTER_OTHER_WORDS = 2
+
+
 def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
     """Running headers/footers, page numbers, a table of contents, a cover page.
 
@@ -290,15 +295,17 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 
     def names_book_and_page(ln: _Line, page: _Page, margins: dict[int, float]) -> bool:
         # a sheet of one or two pages: nothing repeats often enough, but a
-        # margin line set smaller than the text that holds the page's own
-        # number and otherwise only words of the book's name ("Iron Hex •
-        # 1") is its footer; a note or a last line of text names more
+        # margin line set smaller than the text that ends with the page's own
+        # number and otherwise names the book ("Iron Hex • 1"), give or take
+        # two words ("Saltmarsh Corsairs v1.2 - page 1") is its footer; a note
+        # or a last line of text names more
         numbers = re.findall(r"\d+", ln.text)
         words = _words(ln.text)
         return (
-            numbers == [str(page.number)]
-            and bool(words)
-            and set(words) <= book
+            bool(numbers)
+            and numbers[-1] == str(page.number)
+            and bool(set(words) & book)
+            and len([w for w in words if w not in book]) <= SHEET_FOOTER_OTHER_WORDS
             and ln.size < body
             and small_print(ln, margins)
         )
