@@ -306,8 +306,8 @@ def rules_list(ctx: Context, game: str | None, as_json: bool) -> None:
 def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> None:
     """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
 
-    A chapter number (24, or the 2 of a heading "2. Morale") prints that chapter's
-    heading and the rules numbered under it; a heading with no text of its own
+    A chapter number (24, or the 2 of a heading "2. Morale") prints the rules
+    numbered under it, after the chapter's heading when that has text of its own; a heading with no text of its own
     (Movement over 2.1-2.5) the rules under it; a term a glossary or rule defines in
     a run-in label ("Pierce: ...") prints the rules that define it.
     """

@@ -461,11 +461,23 @@ class RulesService:
         if close:
             hint = f"; did you mean {', '.join(close)}?"
         elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):
-            numbers = [u.rule_id for u in units] + [u.number for u in units if u.number]
-            # and the chapters only their rules print ("2" over 2.1-2.5), which
-            # a lookup finds by the rules numbered under them
-            numbers += [n.split(".")[0] for n in numbers if re.fullmatch(r"\d+(?:\.\d+)+", n)]
-            hint = f"; numbered rules here: {number_ranges(numbers)}"
+            by_game: dict[str, list[str]] = {}
+            for u in units:
+                by_game.setdefault(u.game, []).extend(
+                    [u.rule_id, u.number] if u.number else [u.rule_id]
+                )
+            for numbers in by_game.values():
+                # and the chapters only their rules print ("2" over 2.1-2.5), which
+                # a lookup finds by the rules numbered under them
+                numbers += [n.split(".")[0] for n in numbers if re.fullmatch(r"\d+(?:\.\d+)+", n)]
+            ranges = {g: number_ranges(n) for g, n in by_game.items()}
+            numbered = {g: r for g, r in ranges.items() if r != "none"}
+            if len(numbered) > 1:  # each game's own, not one list of them all
+                hint = "; numbered rules here: " + "; ".join(
+                    f"{g} {r}" for g, r in numbered.items()
+                )
+            else:
+                hint = f"; numbered rules here: {next(iter(numbered.values()), 'none')}"
         else:
             hint = ""
         where = f" in {self.game(game)}" if game else ""

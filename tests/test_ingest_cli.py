@@ -839,3 +839,16 @@ def test_adding_a_book_to_a_slipped_game_name_is_refused_with_the_game_meant(
         "ingest", str(book), "--game", "warmachin", "--game-name", "Warmachin", data_dir=data_dir
     )
     assert code == 0, err
+
+
+def test_the_numbered_rules_hint_names_each_games_own(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """Asked with no game, the hint ran every game's numbers together."""
+    book = tmp_path / "corsairs.md"
+    book.write_text("# 1 Ships\n\n## 1.1 Sloops\n\nA sloop is fast.\n", encoding="utf-8")
+    code, _, err = cli_run("ingest", str(book), "--game", "corsairs", data_dir=data_dir)
+    assert code == 0, err
+    code, _, err = cli_run("rules", "show", "9.9", data_dir=data_dir)
+    line = one_error_line(err)
+    assert "here: 40k 10, 16, 24, 10.01-10.07" in line and "; corsairs 1, 1.1" in line
