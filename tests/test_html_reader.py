@@ -2069,6 +2069,8 @@ def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is
         "a link that is a sentence": '<p><a href="r.html">Read the Movement chapter first.</a></p>',
         "a datasheet's keywords": '<p><a href="/kw/inf">Infantry</a>, <a href="/kw/core">Core</a></p>',
         "a list of linked terms": '<ol><li><a href="cp.html">Command Re-roll</a></li></ol>',
+        "a linked sentence, its full stop after the link": '<p><a href="r.html">Read the rules first</a>.</p>',
+        "an unclosed back-link holding the page": '<a href="index.html">Back to the index',
         "an empty href": '<p><a href="">Deep Strike</a></p>',
         "an in-page link": '<p><a href="#melee">Melee</a></p>',
     }

@@ -393,8 +393,10 @@ def _before_the_rules(root: Any) -> list[Any]:
     for string in first.find_all_previous(string=True):
         if type(string) is not NavigableString:
             continue  # a comment, a doctype
-        if "," in string and string.find_parent("a") is None:
-            return []  # terms listed ("Infantry, Core, Raider"): a datasheet's keywords
+        if string.find_parent("a") is None and ("," in string or _SENTENCE_STOP.search(string)):
+            # terms listed ("Infantry, Core, Raider": a datasheet's keywords), or
+            # a linked sentence's full stop after its link
+            return []
         if not _WORD.search(string):
             continue  # a string of signs between links ("»", "/", "|")
         if _hidden(string.parent):
@@ -405,6 +407,9 @@ def _before_the_rules(root: Any) -> list[Any]:
         href = str(link.get("href") or "").strip() if link is not None else ""
         if (
             not href
+            # a link around the heading (an unclosed "<a>Back" before the title
+            # holds the whole page): the rules, not a link before them
+            or id(link) in above
             or href.startswith("#")
             or string.find_parent((*_ALWAYS_TEXT, "li")) is not None
             or _SENTENCE_END.search(_text(link))
@@ -420,6 +425,8 @@ def _before_the_rules(root: Any) -> list[Any]:
 
 # a link whose text ends as a sentence does ("Read the rules first.") is text
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*\s*$")
+# a sentence's end in a string between links ("<a>Read the rules first</a>.")
+_SENTENCE_STOP = re.compile(r"[.!?](?:\s|$)")
 
 
 def _the_pages(el: Any) -> bool:
