@@ -4186,3 +4186,14 @@ def test_a_one_page_sheets_footer_with_a_version_and_the_word_page_goes() -> Non
     text = "\n".join(u.text for u in result.units)
     assert "v1.2" not in text and result.dropped["running headers and footers"] == 1
     assert "as rule 2 says on page 1." in text
+    # a note set as small, naming the book and ending in the page's number, stays
+    for note in ("Corsairs: max 1", "Corsairs score 1", "* Corsairs reroll 1"):
+        b = Book(header="", page_numbers=False)
+        b.new_page()
+        b.heading("Saltmarsh Corsairs: Core Rules", size=18)
+        b.heading("1 Ships")
+        b.para("Each player commands a squadron of two to four ships.")
+        b.canvas.setFont(BODY_FONT, 7)
+        b.canvas.drawString(MARGIN, 30, note)
+        text = "\n".join(u.text for u in parse_file("s.pdf", b.pdf(), game="x").units)
+        assert note in text, note

@@ -159,6 +159,9 @@ def _beyond(other: _Line, ln: _Line) -> bool:
 # The most words besides the book's name a one- or two-page sheet's footer
 # holds ("v", "page" of "Saltmarsh Corsairs v1.2 - page 1")
 SHEET_FOOTER_OTHER_WORDS = 2
+# a line's last number set apart by a sign, a word between them at most:
+# "• 1", "- page 1", "| p. 2" (not ": max 2", where the colon opens a value)
+_SET_APART_NUMBER = re.compile(r"[-\u2013\u2014\u2022\u00b7|/]\s*(?:[^\W\d_]+\.?\s+)?(\d+)\s*$")
 
 
 def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
@@ -295,19 +298,24 @@ def _drop_furniture(pages: list[_Page], outline: Outline) -> None:
 
     def names_book_and_page(ln: _Line, page: _Page, margins: dict[int, float]) -> bool:
         # a sheet of one or two pages: nothing repeats often enough, but a
-        # margin line set smaller than the text that ends with the page's own
-        # number and otherwise names the book ("Iron Hex • 1"), give or take
-        # two words ("Saltmarsh Corsairs v1.2 - page 1") is its footer; a note
-        # or a last line of text names more
+        # margin line set smaller than the text that holds the page's own
+        # number and otherwise only words of the book's name ("Iron Hex •
+        # 1") is its footer; a note or a last line of text names more. So is
+        # one that names the book and ends with the page's number set apart
+        # by a sign, with at most two words besides ("Saltmarsh Corsairs v1.2
+        # - page 1"; not a note's "Corsairs: max 2" or "Corsairs score 1")
+        if ln.size >= body or not small_print(ln, margins):
+            return False
         numbers = re.findall(r"\d+", ln.text)
         words = _words(ln.text)
+        if numbers == [str(page.number)] and words and set(words) <= book:
+            return True
+        last = _SET_APART_NUMBER.search(ln.text)
         return (
-            bool(numbers)
-            and numbers[-1] == str(page.number)
+            last is not None
+            and last.group(1) == str(page.number)
             and bool(set(words) & book)
             and len([w for w in words if w not in book]) <= SHEET_FOOTER_OTHER_WORDS
-            and ln.size < body
-            and small_print(ln, margins)
         )
 
     for page in pages:
