@@ -59,6 +59,7 @@ from ruleslawyer.verdict import (
     features,
     is_yes_no,
     model_entry,
+    negated,
     probability_yes,
 )
 
@@ -318,11 +319,15 @@ class Answerer:
         # (Checked first: it needs no embedding.)
         # And the other way: the player's own condition ("Can an Assault unit...")
         # that the FAQ's question does not ask about is another question too.
+        # And a question negated where the FAQ's is not ("Can a unit that did
+        # not advance shoot?" against "Can a unit shoot after it advanced?"),
+        # or the other way round, asks the opposite: its answer is not the FAQ's.
         if found is None or (
             conditions
             and (
                 self.picker.missing_conditions(question, found[0])
                 or self.picker.missing_conditions(found[0], question)
+                or negated(question) != negated(found[0])
             )
         ):
             return None
@@ -491,22 +496,25 @@ def ungrounded(text: str, support: str) -> str:
 
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source: str = "") -> str:
     """The answer text: a lead that says how sure it is, the explanation, the quote."""
-    lead = verdict_words(verdict, source) if verdict in ("yes", "no", "quote") else ""
-    if (
+    # An FAQ entry's "Yes." given no badge: its question, in the label, is not
+    # taken for the player's, so its yes or no is not theirs; said at the quote
+    # (after an explanation, which is the model's, not the FAQ's).
+    own_question = (
         verdict in ("quote", "answer")
-        and evidence
+        and bool(evidence)
         and evidence[0].start == 0
         and answers_its_heading(evidence[0].quote, evidence[0].unit.title)
-    ):
-        # An FAQ entry's "Yes." given no badge: its question, in the label after
-        # this, is not taken for the player's, so its yes or no is not theirs.
-        lead = "The FAQ answers its own question"
+    )
+    lead = verdict_words(verdict, source) if verdict in ("yes", "no", "quote") else ""
+    if own_question and verdict == "quote":
+        lead = ""
     parts = [f"{lead}." if verdict in ("yes", "no") else f"{lead}:"] if lead else []
     if explanation:
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")
     if evidence:
         ev = evidence[0]
-        parts.append(f'{ev.unit.label}: "{shown_quote(ev.quote)}"')
+        faq = "The FAQ answers its own question: " if own_question else ""
+        parts.append(f'{faq}{ev.unit.label}: "{shown_quote(ev.quote)}"')
     text = " ".join(parts)
     # the items of the list that quote introduces, a line each with its number
     for item in evidence[1:]:

@@ -65,10 +65,19 @@ _NEG_QUESTION = re.compile(r"\b(?:not|n't|no longer|never|without|instead)\b|n't
 _FAQ = re.compile(r"\bQ:\s*(?P<q>.+?)\s*A:\s*(?P<a>Yes|No)\b", re.S)
 # an answer's first word, set apart from what follows: "No. A Leader...", "Yes, but";
 # not "No. of dice" or "No. 3" (the abbreviation of "number")
-_OPENS_ANSWER = re.compile(r"\s*(?P<a>Yes|No)\b(?:,|[.;:!](?=\s*(?:$|[A-Z\"(\u201c])))")
-# the rest of an answer's first sentence, when it makes the answer conditional
+_OPENS_ANSWER = re.compile(r"\s*(?P<a>Yes|No)\b(?:[,;:]|[.!](?=\s*(?:$|[A-Z\"(\u201c])))")
+# a yes or a no however written ("YES.", "yes, it can", "No \u2014 but"), for
+# saying whose question an entry answers; not "No. of dice", "No one", "Nobody"
+_LOOSE_ANSWER = re.compile(
+    r"(?i)\s*(?:yes|no)\b(?![.]\s*(?:of\b|\d))(?=\s*(?:[-\u2013\u2014,;:.!]|$))"
+)
+# what follows the yes or no, when it makes the answer conditional: the rest
+# of its clause ("No, unless the unit has the Assault ability"), or a next
+# sentence or clause that opens with the exception ("No. Unless it...", "Yes;
+# but only...")
 _QUALIFIED = re.compile(
-    r"[^.!?\n]*\b(?:unless|only|except|but|if|provided|as long as|when|until)\b", re.I
+    r"(?i)(?:\s*[,\u2013\u2014-][^.!?;:\n]*\b(?:unless|only|except|but|if|provided|as long as|when|until)\b"
+    r"|[.!;:]\s*(?:unless|only|except|but)\b)"
 )
 NO_RULE = "(no rule given)"
 
@@ -283,7 +292,7 @@ def faq_answer(quote: str, heading: str = "") -> tuple[str, Verdict] | None:
     "Yes" or a "No" ("No. A Leader stays with...")."""
     m = _FAQ.search(quote)
     if m:
-        asked, answer = m.group("q"), m.group("a")
+        asked, answer, end = m.group("q"), m.group("a"), m.end("a")
     else:
         m = _OPENS_ANSWER.match(quote)
         # one question, asked for a yes or a no ("How many dice...?" over "No. of
@@ -292,19 +301,25 @@ def faq_answer(quote: str, heading: str = "") -> tuple[str, Verdict] | None:
             return None
         if not is_yes_no(heading):
             return None
-        asked, answer = heading, m.group("a")
+        asked, answer, end = heading, m.group("a"), m.end("a")
     # "No, unless the unit has the Assault ability": the answer turns on a
     # condition the player's question may hold; the quote says which, a badge cannot
-    if _QUALIFIED.match(quote[m.end() :]):
+    if _QUALIFIED.match(quote[end:]):
         return None
     return " ".join(asked.split()), "yes" if answer == "Yes" else "no"
+
+
+def negated(question: str) -> bool:
+    """Does ``question`` ask with a negation ("Can a unit that did not advance
+    shoot?", "...without a leader?")?"""
+    return _NEG_QUESTION.search(question) is not None
 
 
 def answers_its_heading(quote: str, heading: str) -> bool:
     """Does ``quote`` open with a yes or a no to the question its ``heading`` asks
     (an FAQ page's entry)? Quoted for another question, its "Yes." reads as the
     answer to the player's."""
-    return heading.rstrip().endswith("?") and _OPENS_ANSWER.match(quote) is not None
+    return heading.rstrip().endswith("?") and _LOOSE_ANSWER.match(quote) is not None
 
 
 def model_entry(path: Path, name: str) -> dict[str, Any] | None:

@@ -928,6 +928,23 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
         assert answerer.faq_similarity(asked, Evidence(cond, 0, len(answer), 1.0)) is None
     own = "Can a Leader with a jump pack join another unit?"
     assert answerer.faq_similarity(own, Evidence(unit, 0, len(text), 1.0)) is None
+    # ... and the asked for the opposite: negated where the FAQ's is not
+    assert (
+        answerer.faq_similarity(
+            "Can a Leader that did not fight join another unit?", Evidence(unit, 0, len(text), 1.0)
+        )
+        is None
+    )
+    # A second sentence's "until" or "only" qualifies nothing; ";" and ":" set a
+    # yes or a no apart as "." does; a next sentence opening with the exception does.
+    for answer, said in (
+        ("No. A Leader cannot join until its next turn.", "no"),
+        ("Yes; it joins at the end of its move.", "yes"),
+        ("No: a Leader only leads its own unit.", "no"),
+        ("No. Unless it is a Warlord.", None),
+    ):
+        found = faq_answer(answer, asked)
+        assert (found[1] if found else None) == said, answer
     faq = "Q: Can a unit charge after it advanced? A: No, unless it has the Assault ability."
     assert faq_answer(faq) is None
     assert faq_answer("Q: Can a unit charge after it advanced? A: No. It cannot.") == (
@@ -989,3 +1006,10 @@ def test_an_faq_entry_quoted_for_another_question_says_whose_question_it_answers
     rule = RuleUnit("4.1", "g", "Boarding", "Yes, a ship may board. It must be adjacent.")
     assert compose("quote", "", [Evidence(rule, 0, 21, 1.0)]).startswith("The rule says:")
     assert compose("no", "", [Evidence(faq, 0, len(text), 1.0)], "faq").startswith("No.")
+    # however the yes or no is written; after a model's explanation, at the quote
+    for opening in ("YES. It is.", "yes, it can", "No \u2014 but see 4.2."):
+        entry = replace(faq, text=opening)
+        said = compose("quote", "", [Evidence(entry, 0, len(opening), 1.0)])
+        assert said.startswith("The FAQ answers its own question:"), opening
+    said = compose("answer", "It is fired as one", [Evidence(faq, 0, len(text), 1.0)])
+    assert said.startswith("It is fired as one. The FAQ answers its own question: g ")
