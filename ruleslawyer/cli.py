@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -124,7 +125,7 @@ def ingest(
     refused unless --replace says it takes that one's place.
     """
     service = ctx.service()
-    if paths and game and not game_name and (close := service.close_game(game)):
+    if paths and game and not game_name and (close := _slipped(service, game)):
         # a slip would start a game of its own, its rules apart from the book's
         raise InputError(
             f"no game {game!r} is loaded; did you mean --game {close}? To start a new game "
@@ -657,6 +658,17 @@ def print_answer(answer: dict[str, Any]) -> None:
         click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
     for note in answer["notes"]:
         click.echo(f"note: {note}", err=True)
+
+
+def _slipped(service: Any, game: str) -> str | None:
+    """The loaded game ``game`` is a slip for, unless the two differ only in
+    digits: another edition ("aos4" beside aos, "kt2" beside kt) is a game of
+    its own, as a player names one."""
+    from ruleslawyer.ingest.sources import slugify
+
+    close = service.close_game(game)
+    plain = re.sub(r"\d", "", slugify(game))
+    return close if close and re.sub(r"\d", "", close) != plain else None
 
 
 def _by_game(citations: list[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:

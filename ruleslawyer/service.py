@@ -429,7 +429,10 @@ class RulesService:
             # Pierce..."), as a glossary written in bold paragraphs does; then
             # a heading with no text of its own ("2. Movement" over 2.1-2.5, a
             # chapter page's title): the rules under it, in book order.
-            label = re.compile(rf"(?im)^[\W_]*{re.escape(' '.join(rule_id.split()))}[\W_]*:")
+            # (a definition's words after the colon, not a value: a weapon's
+            # "Range: 24"" defines nothing)
+            term = re.escape(" ".join(rule_id.split()))
+            label = re.compile(rf"(?im)^[\W_]*{term}[\W_]*:[^\S\n]*[^\W\d_]")
             hits = [u for u in units if label.search(u.text)]
             hits += [
                 u
@@ -455,9 +458,10 @@ class RulesService:
         # a close spelling, or a name with the word in it ("Shoals" of "Shoals and
         # Running Aground")
         close = difflib.get_close_matches(rule_id, names, n=4, cutoff=0.6)
-        close += [n for n in names if key in rule_key(n).split() and n not in close][
-            : max(0, 4 - len(close))
-        ]
+        if len(key) > 3:  # a word, not "the" or "of"
+            close += [n for n in names if key in rule_key(n).split() and n not in close][
+                : max(0, 4 - len(close))
+            ]
         if close:
             hint = f"; did you mean {', '.join(close)}?"
         elif re.fullmatch(r"\d{1,2}(\.\d{1,2})?", rule_id.strip()):

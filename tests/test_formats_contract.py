@@ -2695,7 +2695,9 @@ def test_a_markdown_stat_block_keeps_a_line_for_each_bold_label() -> None:
     book = (
         '# Guns\n\n## Cannon\n\n**Range:** 12"\n**Dice:** one D6 per cannon\n**Hits**: 4+\n\n'
         "A hard-wrapped line goes\non with **bold** words and\n**more** here.\n\n"
-        "- a gun's crew fires it.\n  **Default:** two crew.\n"
+        "- a gun's crew fires it.\n  **Default:** two crew.\n\n"
+        "**Pierce:** each point of Pierce lowers the save by one, and a model with\n"
+        "**Armour:** ignores it.\n"
     )
     (unit,) = parse_file("guns.md", book.encode(), game="g").units
     assert unit.text.split("\n") == [
@@ -2704,4 +2706,6 @@ def test_a_markdown_stat_block_keeps_a_line_for_each_bold_label() -> None:
         "Hits: 4+",
         "A hard-wrapped line goes on with bold words and more here.",
         "- a gun's crew fires it. Default: two crew.",
+        # a definition's wrapped line is no stat line
+        "Pierce: each point of Pierce lowers the save by one, and a model with Armour: ignores it.",
     ]

@@ -172,6 +172,24 @@ def test_show_as_players_write_a_rule(cli_run: Run, data_dir: Path) -> None:
     assert code != 0 and "did you mean Super-heavy Walker" in one_error_line(err)
 
 
+def test_show_a_term_finds_its_definition_not_every_value_labelled_so(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """Each weapon's '**Range:** 24"' came before the Range rules themselves."""
+    book = tmp_path / "guns.md"
+    book.write_text(
+        '# Weapons\n\n## Crossbow\n\n**Range:** 24"\n**Dice:** 1\n\n'
+        "## Glossary\n\n**Range:** how far a weapon reaches, in inches.\n",
+        encoding="utf-8",
+    )
+    code, _, err = cli_run("ingest", str(book), "--game", "guns", data_dir=data_dir)
+    assert code == 0, err
+    code, out, _ = cli_run("rules", "show", "Range", "--game", "guns", data_dir=data_dir)
+    assert [line for line in out.splitlines() if line.startswith("guns ")] == [
+        "guns weapons/glossary Glossary"
+    ]
+
+
 def test_show_by_name_and_title(cli_run: Run, data_dir: Path) -> None:
     code, out, _ = cli_run("rules", "show", "redeploy", data_dir=data_dir)
     assert code == 0 and out.startswith("aos Redeploy")
@@ -838,6 +856,11 @@ def test_adding_a_book_to_a_slipped_game_name_is_refused_with_the_game_meant(
     code, _, err = cli_run(
         "ingest", str(book), "--game", "warmachin", "--game-name", "Warmachin", data_dir=data_dir
     )
+    assert code == 0, err
+    # another edition is a game of its own, as players name one
+    other = tmp_path / "aos4.md"
+    other.write_text("# Battle Tactics\n\nPick one each round.\n", encoding="utf-8")
+    code, _, err = cli_run("ingest", str(other), "--game", "aos4", data_dir=data_dir)
     assert code == 0, err
 
 

@@ -615,6 +615,7 @@ def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> st
     one before a bold run-in label ("**Range:** 12\"") does."""
     out: list[str] = []
     kids = token.children or []
+    label_line = labels and _opens_label(kids)  # the line so far opened with a label
     for n, child in enumerate(kids):
         if child.type in ("text", "code_inline"):
             out.append(child.content)
@@ -622,12 +623,26 @@ def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> st
             after = kids[n + 1].content if n + 1 < len(kids) else ""
             # one numbered rule a line stays one a line ("100.1. ...\n100.2. ...");
             # the text so far is joined only for a line that opens with a digit
+            # a label opens a line of a stat block: after a line that opened
+            # with one, or after a sentence (not "...a model with\n**Armour:**
+            # ignores it", a wrapped sentence)
+            label = labels and _opens_label(kids[n + 1 :])
+            so_far = "".join(out)
+            line = so_far[so_far.rfind("\n") + 1 :]
             apart = (
                 lines
-                or (after[:1].isdigit() and opens_numbered_rule(after, "".join(out)))
-                or (labels and _opens_label(kids[n + 1 :]))
+                or (after[:1].isdigit() and opens_numbered_rule(after, so_far))
+                or (
+                    label
+                    and (
+                        (label_line and len(line.split()) <= STAT_LINE_WORDS)
+                        or so_far.rstrip().endswith((".", "!", "?", ":"))
+                    )
+                )
             )
             out.append("\n" if apart else " ")
+            if apart:
+                label_line = label
         elif child.type == "hardbreak" or (
             child.type == "html_inline" and _BR.match(child.content)
         ):
@@ -637,6 +652,12 @@ def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> st
         elif child.type == "footnote_ref":
             out.append(f"[{_footnote_mark(child.meta)}]")
     return "".join(out).strip()
+
+
+# The most words a stat block's line has ('Dice: one D6 per cannon'): a longer
+# line opened by a label is a definition, wrapped ("Pierce: each point of
+# Pierce lowers the save by one, and a model with / **Armour:** ignores it.")
+STAT_LINE_WORDS = 8
 
 
 def _opens_label(kids: list[Any]) -> bool:
@@ -649,16 +670,20 @@ def _opens_label(kids: list[Any]) -> bool:
     if len(kids) < 3 or kids[0].type != "strong_open":
         return False
     label = []
-    for kid in kids[1:]:
+    close = 0
+    for at, kid in enumerate(kids[1:], 1):
         if kid.type == "strong_close":
+            close = at
             break
+        if kid.type in ("em_open", "em_close"):
+            continue  # "**Range (*long*):**"
         if kid.type not in ("text", "code_inline"):
             return False
         label.append(kid.content)
     else:
         return False
     words = "".join(label).strip()
-    after = kids[len(label) + 2].content if len(kids) > len(label) + 2 else ""
+    after = kids[close + 1].content if close + 1 < len(kids) else ""
     return bool(words) and (words.endswith(":") or after.startswith(":"))
 
 
