@@ -230,7 +230,31 @@ def with_context(ev: Evidence) -> Evidence:
     table = with_table(ev)
     if table != ev:
         return with_introduction(table)
+    answered = with_its_answer(ev)
+    if answered != ev:
+        return answered
     return with_list_header(with_following_items(ev))
+
+
+# an FAQ's marks of its question and its answer, opening their lines
+_QUESTION_MARK = re.compile(r"[ \t]*Q[ \t]*[:.][ \t]*")
+_ANSWER_LINE = re.compile(r"[ \t]*\n?[ \t]*A[ \t]*[:.][ \t]*[^\n]+")
+
+
+def with_its_answer(ev: Evidence) -> Evidence:
+    """An FAQ's question ("Q: Does a critical hit ignore hard cover?") quoted
+    with its "Q:" and its answer ("A: Yes, a critical hit ignores all cover."),
+    on its line or the next: the question alone answers nothing, and widened
+    back as a list's item is, to the line before, the entry before's answer
+    ("No, only enemy fighters...") read as its own."""
+    text = ev.unit.text
+    line_start = text.rfind("\n", 0, ev.start) + 1
+    if not _QUESTION_MARK.fullmatch(text, line_start, ev.start):
+        return ev
+    answer = _ANSWER_LINE.match(text, ev.end)
+    if answer is None or answer.end() - line_start > LIST_CHARS:
+        return ev
+    return Evidence(ev.unit, line_start, answer.end(), ev.score)
 
 
 def introduces_list(quote: str) -> bool:
@@ -348,6 +372,12 @@ def with_list_header(ev: Evidence) -> Evidence:
     before = text[max(0, ev.start - MAX_HEADER_GAP) : ev.start]
     colon = before.rfind(":")
     if colon < 0 or len(" ".join(text[ev.start : ev.end].split())) > 120:
+        return ev
+    # the colon of the quote's own run-in label ("Q:", "Pierce:") opening its
+    # line heads no list
+    line_start = text.rfind("\n", 0, ev.start) + 1
+    label = text[line_start : ev.start]
+    if label.rstrip().endswith(":") and len(label.split()) <= LABEL_WORDS:
         return ev
     # the list must run from the colon to this item with only short items between,
     # starting on a line of its own or as a sentence does (not "Roll a D6: if

@@ -1013,3 +1013,33 @@ def test_an_faq_entry_quoted_for_another_question_says_whose_question_it_answers
         assert said.startswith("The FAQ answers its own question:"), opening
     said = compose("answer", "It is fired as one", [Evidence(faq, 0, len(text), 1.0)])
     assert said.startswith("It is fired as one. The FAQ answers its own question: g ")
+
+
+def test_an_faq_question_in_a_long_faq_is_quoted_with_its_answer_not_the_one_before() -> None:
+    """A PDF's FAQ read as one section: "Does a critical hit ignore hard cover?"
+    was quoted from the entry before's answer on ("No, only enemy fighters ...
+    Q: Does a critical hit ignore hard cover?"), read as a no; the answer is yes."""
+    from ruleslawyer.evidence import with_context
+
+    text = (
+        "Q: Do friendly fighters block line of sight? A: No, only enemy fighters block it.\n"
+        "Q: Does a critical hit ignore hard cover?\n"
+        "A: Yes, a critical hit ignores all cover.\n"
+        "Q: Can I measure first? A: Yes, at any time."
+    )
+    faq = RuleUnit("faq", "g", "Frequently Asked Questions", text)
+    asked = text.index("Does a critical")
+    quoted = with_context(Evidence(faq, asked, text.index("?", asked) + 1, 1.0)).quote
+    assert quoted == (
+        "Q: Does a critical hit ignore hard cover?\nA: Yes, a critical hit ignores all cover."
+    )
+    assert faq_answer(quoted) == ("Does a critical hit ignore hard cover?", "yes")
+    asked = text.index("Can I measure")
+    quoted = with_context(Evidence(faq, asked, text.index("?", asked) + 1, 1.0)).quote
+    assert quoted == "Q: Can I measure first? A: Yes, at any time."
+    # a run-in label's colon heads no list: the line before is not its header
+    pierce = RuleUnit("p", "g", "Pierce", "Roll to wound.\nPierce: lowers the save by one.")
+    start = pierce.text.index("lowers")
+    assert with_context(Evidence(pierce, start, len(pierce.text), 1.0)).quote == (
+        "lowers the save by one."
+    )
