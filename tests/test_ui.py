@@ -344,6 +344,7 @@ PREV = "Can a battle-shocked unit start an action?"
         "does that apply to them?",
         "how about in AoS",
         "does it need to be visible?",
+        "what about one with a shield?",
     ],
 )
 def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
@@ -363,6 +364,8 @@ def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
         # "it" standing for nothing, with an added game's words (AP, doorway)
         "How many AP does it cost to shoot?",
         "Is it possible to move through a doorway?",
+        # "one" the number, not the pronoun
+        "can my embercaller cast twice in one activation?",
     ],
 )
 def test_standalone_questions_are_left_alone(msg: str) -> None:

@@ -412,7 +412,13 @@ _FOLLOW_UP_OPENERS = (
     "so ",
     "or ",
 )
-_PRONOUNS = re.compile(r"\b(it|its|that|they|them|their|this|those|these|he|she|one)\b", re.I)
+# ("one" as a pronoun, "what about one with a shield?"; not the number of
+# "cast twice in one activation")
+_PRONOUNS = re.compile(
+    r"\b(?:it|its|that|they|them|their|this|those|these|he|she)\b"
+    r"|\bone\b(?=\s+(?:with|that|who|which|of|in|on|if)\b|\s*[?.!,]|\s*$)",
+    re.I,
+)
 # Nouns that make a question stand on its own (it names what it asks about).
 _RULE_NOUNS = re.compile(
     r"\b(units?|models?|weapons?|actions?|abilit(?:y|ies)|spells?|prayers?|warcasters?|warlocks?|"
