@@ -175,6 +175,10 @@ def test_plain_answer_for_the_clipboard() -> None:
     wrapped = Citation(u, "A unit can move up to its Move\nstat. Then it ends:\n- it must stop")
     text = fmt.plain_answer(answer("yes", "Yes.", (wrapped,)))
     assert text.endswith('"A unit can move up to its Move stat. Then it ends:\n- it must stop"')
+    # The answer's own quote is copied once, as it reads on the page.
+    said = 'The rule says: 40k 24.21 [LANCE]: "Units can do things."'
+    text = fmt.plain_answer(answer("quote", said, (Citation(u, "Units can do things."),)))
+    assert text.count("Units can do things.") == 1
 
 
 def test_stream_words_grows_one_word_at_a_time() -> None:

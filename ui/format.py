@@ -320,7 +320,10 @@ def plain_answer(answer: Any) -> str:
     """The answer as plain text, for the clipboard."""
     lines = [f"[{badge_text(answer.verdict, answer.verdict_source)}] {answer.answer}"]
     for c in answer.citations:
-        lines.append(f'{chip_label(c.unit, [c.quote])}: "{shown_quote(c.quote)}"')
+        quoted = f'"{shown_quote(c.quote)}"'
+        if quoted in answer.answer:
+            continue  # the answer's own quote, said once (the CLI's "quoted above")
+        lines.append(f"{chip_label(c.unit, [c.quote])}: {quoted}")
     return "\n".join(lines)
 
 
