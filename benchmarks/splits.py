@@ -97,6 +97,15 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   closer than half a line apart) before any question was asked; nothing
   is fitted or chosen on the questions.
 
+- faq: "Gravelmoor Raiders", core rules and an FAQ in Markdown (12 entries
+  as question headings over answers opening "Yes." or "No.", 8 as "Q: ...
+  A: ..." lines in one section), written on 2026-12-07 by a helper session
+  with 36 yes/no questions before anything answered them (10 asked as an
+  entry asks, 10 paraphrased as players talk, 10 near misses whose answer
+  is the opposite of the nearby entry's, 6 on the core rules only), to
+  measure the FAQ's own verdicts on questions nobody tuned on; nothing is
+  fitted or chosen on them.
+
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
 """
@@ -166,6 +175,12 @@ CORPORA: dict[str, Corpus] = {
         "Cinder Reach",
         (EVAL_CORPORA / "cinder-reach" / "cinder-reach-weasyprint.pdf",),
     ),
+    # an FAQ as players' sites write one: question headings, and "Q: ... A:" lines
+    "gravelmoor": Corpus(
+        "gravelmoor",
+        "Gravelmoor Raiders",
+        tuple(sorted((EVAL_CORPORA / "gravelmoor").glob("*.md"))),
+    ),
     # a card game's comprehensive rules: numbered paragraphs, not headings
     **{
         f"hollowmere-{ext}": Corpus(
@@ -214,6 +229,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cinder-weasyprint": (("cinder-reach.jsonl", "cinder-weasyprint"),),
     "cards": (("hollowmere.jsonl", "hollowmere-pdf"),),
     "cards-txt": (("hollowmere.jsonl", "hollowmere-txt"),),
+    "faq": (("gravelmoor.jsonl", "gravelmoor"),),
 }
 
 

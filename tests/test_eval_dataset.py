@@ -227,6 +227,7 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("ember.jsonl", "ember", "evals/corpora/ember/ember-print.pdf"),
         ("ember-fresh.jsonl", "ember", "evals/corpora/ember/ember.pdf"),
         ("ember-fresh.jsonl", "ember", "evals/corpora/ember/ember.html"),
+        ("gravelmoor.jsonl", "gravelmoor", "evals/corpora/gravelmoor/*.md"),
     ],
 )
 def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | Path) -> None:
