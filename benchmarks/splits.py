@@ -105,6 +105,11 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   is the opposite of the nearby entry's, 6 on the core rules only), to
   measure the FAQ's own verdicts on questions nobody tuned on; nothing is
   fitted or chosen on them.
+- faq2: "Ashgrove Warbands", a second FAQ book written the same day by
+  another helper session that did not see the first (14 question headings,
+  9 "Q: ... A:" lines under three headings) with 36 yes/no questions of
+  the same four kinds; measured once, after the first, with nothing changed
+  between them.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -181,6 +186,11 @@ CORPORA: dict[str, Corpus] = {
         "Gravelmoor Raiders",
         tuple(sorted((EVAL_CORPORA / "gravelmoor").glob("*.md"))),
     ),
+    "ashgrove": Corpus(
+        "ashgrove",
+        "Ashgrove Warbands",
+        tuple(sorted((EVAL_CORPORA / "ashgrove").glob("*.md"))),
+    ),
     # a card game's comprehensive rules: numbered paragraphs, not headings
     **{
         f"hollowmere-{ext}": Corpus(
@@ -230,6 +240,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cards": (("hollowmere.jsonl", "hollowmere-pdf"),),
     "cards-txt": (("hollowmere.jsonl", "hollowmere-txt"),),
     "faq": (("gravelmoor.jsonl", "gravelmoor"),),
+    "faq2": (("ashgrove.jsonl", "ashgrove"),),
 }
 
 
