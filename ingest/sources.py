@@ -272,13 +272,12 @@ def add_to_library(
     _atomic_write(target, data)
     catalog = read_manifest(library, "library")
     book = Rulebook(target, game, title or Path(fname).stem, "", {}, "library", format)
-    books = list(catalog.rulebooks)
     # a file added again keeps its place: the library's order is the book's
-    # (`rules list`, `games`), and an unchanged file leaves the index as it is
-    at = next((i for i, b in enumerate(books) if b.file == fname), len(books))
-    books[at : at + 1] = [book]
-    # and no second entry of it (a manifest edited by hand)
-    books = [b for i, b in enumerate(books) if b.file != fname or i == at]
+    # (`rules list`, `games`), and an unchanged file leaves the index as it is;
+    # any second entry of it (a manifest edited by hand) goes
+    at = next((i for i, b in enumerate(catalog.rulebooks) if b.file == fname), None)
+    books = [b for b in catalog.rulebooks if b.file != fname]
+    books.insert(len(books) if at is None else at, book)
     games = dict(catalog.games)
     if game_info is not None and (game_info.name or game_info.edition):
         old = games.get(game)

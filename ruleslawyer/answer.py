@@ -311,9 +311,7 @@ class Answerer:
         cosine). ``conditions=False`` skips the conditions check: ``FaqMatch``'s
         floor is fitted on every FAQ pair (what the similarity says alone), and
         its figures reported on the pairs that pass the check, as answers do."""
-        # a heading's question is the entry's only where the quote opens its text
-        heading = quote.unit.title if quote.start == 0 else ""
-        found = faq_answer(quote.quote, heading)
+        found = faq_answer(quote.quote, _asked_heading(quote))
         # A close question with a condition the player did not ask about ("... after
         # making a scout move?") is another question: its answer is not theirs.
         # (Checked first: it needs no embedding.)
@@ -494,6 +492,12 @@ def ungrounded(text: str, support: str) -> str:
     return ""
 
 
+def _asked_heading(quote: Evidence) -> str:
+    """The heading a quote may answer as an FAQ entry's question: its rule's
+    title, only where the quote opens the rule's text."""
+    return quote.unit.title if quote.start == 0 else ""
+
+
 def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source: str = "") -> str:
     """The answer text: a lead that says how sure it is, the explanation, the quote."""
     # An FAQ entry's "Yes." given no badge: its question, in the label, is not
@@ -502,8 +506,7 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
     own_question = (
         verdict in ("quote", "answer")
         and bool(evidence)
-        and evidence[0].start == 0
-        and answers_its_heading(evidence[0].quote, evidence[0].unit.title)
+        and answers_its_heading(evidence[0].quote, _asked_heading(evidence[0]))
     )
     lead = verdict_words(verdict, source) if verdict in ("yes", "no", "quote") else ""
     if own_question and verdict == "quote":

@@ -308,9 +308,10 @@ def rules_show(ctx: Context, rule_id: str, game: str | None, as_json: bool) -> N
     """Print one rule by its number, heading or name (e.g. 24.21, Redeploy, "Line of Sight").
 
     A chapter number (24, or the 2 of a heading "2. Morale") prints the rules
-    numbered under it, after the chapter's heading when that has text of its own; a heading with no text of its own
-    (Movement over 2.1-2.5) the rules under it; a term a glossary or rule defines in
-    a run-in label ("Pierce: ...") prints the rules that define it.
+    numbered under it, after the chapter's heading when that has text of its own;
+    a heading with no text of its own (Movement over 2.1-2.5) the rules under it;
+    a term a glossary or rule defines in a run-in label ("Pierce: ...") prints the
+    rules that define it.
     """
     units = ctx.service().find_rules(rule_id, game)
     if as_json:
@@ -402,7 +403,8 @@ def search(
         click.echo("No rule clearly matches; the closest ones:")
     for n, h in enumerate(result.hits, 1):
         u = h.unit
-        where = "".join(f"  {x}" for x in [" · ".join(_where(u))] if x)
+        place = " · ".join(_where(u))
+        where = f"  {place}" if place else ""
         click.echo(
             click.style(f"{n}. [{u.label}]", bold=True)
             + f"{where}  score {h.score:.2f}  ({', '.join(h.why)})"
@@ -629,15 +631,16 @@ def _process_age_ms() -> float:
 
 def print_answer(answer: dict[str, Any]) -> None:
     """Print ``Answer.to_dict()`` for a player (the same from a server or in-process)."""
-    from ruleslawyer.records import shown_quote, verdict_words
+    from ruleslawyer.records import first_game_first, shown_quote, verdict_words
 
     badge = verdict_words(answer["verdict"], answer.get("verdict_source", ""))
     scope = answer["game"] or "all games"
     click.echo(click.style(f"[{badge.upper()}]", bold=True) + f" ({scope}; {answer['model']})")
     click.echo(answer["answer"])
     above: list[str] = []  # the rules of quotes the answer shows, said once together
-    for c, first_other in _by_game(answer["citations"]):
-        if first_other:
+    own, others = first_game_first(answer["citations"], lambda c: str(c["game"]))
+    for c in [*own, *others]:
+        if others and c is others[0]:
             if above:
                 click.echo(click.style("\n" + " ".join(above), bold=True) + " quoted above")
                 above = []
@@ -669,17 +672,6 @@ def _slipped(service: Any, game: str) -> str | None:
     close = service.close_game(game)
     plain = re.sub(r"\d", "", slugify(game))
     return close if close and re.sub(r"\d", "", close) != plain else None
-
-
-def _by_game(citations: list[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:
-    """The citations of the first one's game first, then the others', the first
-    of those marked. Asked across games (none given or clear), a quote from
-    another game printed among them read as one more rule of the same game."""
-    game = citations[0]["game"] if citations else None
-    others = [c for c in citations if c["game"] != game]
-    return [(c, False) for c in citations if c["game"] == game] + [
-        (c, n == 0) for n, c in enumerate(others)
-    ]
 
 
 def citation_heading(c: dict[str, Any]) -> str:

@@ -375,9 +375,7 @@ def with_list_header(ev: Evidence) -> Evidence:
         return ev
     # the colon of the quote's own run-in label ("Q:", "Pierce:") opening its
     # line heads no list
-    line_start = text.rfind("\n", 0, ev.start) + 1
-    label = text[line_start : ev.start]
-    if label.rstrip().endswith(":") and len(label.split()) <= LABEL_WORDS:
+    if _run_in_label(text, ev.start, ev.start):
         return ev
     # the list must run from the colon to this item with only short items between,
     # starting on a line of its own or as a sentence does (not "Roll a D6: if

@@ -7,7 +7,7 @@ CLI's JSON shape are defined in one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -60,6 +60,15 @@ def verdict_words(verdict: str, source: str = "") -> str:
         "answer": "Answer",
         "not_found": "No clear rule",
     }.get(verdict, "Answer")
+
+
+def first_game_first(items: Sequence[_T], game: Callable[[_T], str]) -> tuple[list[_T], list[_T]]:
+    """``items`` (citations, chips) of the first one's game, and those of other
+    games, each in order. Asked across games (none given or clear), a quote of
+    another game shown among the first's read as one more rule of that game,
+    so the answer and the page show them apart."""
+    first = game(items[0]) if items else None
+    return [i for i in items if game(i) == first], [i for i in items if game(i) != first]
 
 
 def numbered_under(rule_id: str, number: str) -> bool:

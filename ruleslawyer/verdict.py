@@ -182,7 +182,7 @@ FEATURES: dict[str, FeatureFn] = {
     "zero_shot": lambda llm, rule, q: _margin(llm, "verdict_zero_shot", rule, q),
     "claim": _claim,
     "neg_rule": lambda llm, rule, q: min(3, len(_NEG_RULE.findall(rule))) / 3,
-    "neg_question": lambda llm, rule, q: 1.0 if _NEG_QUESTION.search(q) else 0.0,
+    "neg_question": lambda llm, rule, q: 1.0 if negated(q) else 0.0,
 }
 
 

@@ -51,6 +51,18 @@ def rules_json(cli_run: Run, data_dir: Path, *extra: str) -> tuple[str, list[dic
     return out, json.loads(out)
 
 
+def add_markdown(cli_run: Run, data_dir: Path, path: Path, text: str, game: str) -> None:
+    """Write ``text`` to ``path`` and add it to the library as ``game``'s."""
+    path.write_text(text, encoding="utf-8")
+    code, _, err = cli_run("ingest", str(path), "--game", game, data_dir=data_dir)
+    assert code == 0, err
+
+
+def shown_rules(out: str, game: str) -> list[str]:
+    """The heading lines of the rules `rules show` printed for ``game``."""
+    return [line for line in out.splitlines() if line.startswith(f"{game} ")]
+
+
 def one_error_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1, f"expected one stderr line, got {err!r}"
@@ -176,18 +188,16 @@ def test_show_a_term_finds_its_definition_not_every_value_labelled_so(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
     """Each weapon's '**Range:** 24"' came before the Range rules themselves."""
-    book = tmp_path / "guns.md"
-    book.write_text(
+    add_markdown(
+        cli_run,
+        data_dir,
+        tmp_path / "guns.md",
         '# Weapons\n\n## Crossbow\n\n**Range:** 24"\n**Dice:** 1\n\n'
         "## Glossary\n\n**Range:** how far a weapon reaches, in inches.\n",
-        encoding="utf-8",
+        "guns",
     )
-    code, _, err = cli_run("ingest", str(book), "--game", "guns", data_dir=data_dir)
-    assert code == 0, err
     code, out, _ = cli_run("rules", "show", "Range", "--game", "guns", data_dir=data_dir)
-    assert [line for line in out.splitlines() if line.startswith("guns ")] == [
-        "guns weapons/glossary Glossary"
-    ]
+    assert code == 0 and shown_rules(out, "guns") == ["guns weapons/glossary Glossary"]
 
 
 def test_show_by_name_and_title(cli_run: Run, data_dir: Path) -> None:
@@ -752,31 +762,31 @@ def test_a_heading_with_no_text_shows_the_rules_under_it_and_ids_never_touch_tit
     """`rules show Movement` over "## Moving", "## Dashing" was "no rule
     Movement", though the chapter is the book's; and a long heading-path ID ran
     into its title in `rules list`."""
-    book = tmp_path / "raiders.md"
-    book.write_text(
+    add_markdown(
+        cli_run,
+        data_dir,
+        tmp_path / "raiders.md",
         "# Movement\n\n## Moving\n\nA unit moves 6 inches.\n\n## Dashing\n\nA dash adds 3 inches.\n\n"
         "# Terrain and Armoury\n\n## Special Rules of Very Long Name Indeed\n\n"
         "### Sniper Weapons Fired From Cover\n\nA sniper ignores Light Cover.\n",
-        encoding="utf-8",
+        "raiders",
     )
-    code, _, err = cli_run("ingest", str(book), "--game", "raiders", data_dir=data_dir)
-    assert code == 0, err
     code, out, err = cli_run("rules", "show", "movement", "--game", "raiders", data_dir=data_dir)
     assert code == 0, err
-    assert [line for line in out.splitlines() if line.startswith("raiders ")] == [
+    assert shown_rules(out, "raiders") == [
         "raiders movement/moving Moving",
         "raiders movement/dashing Dashing",
     ]
     # a term a rule defines still comes first, the heading's rules after it
-    (tmp_path / "glossary.md").write_text(
-        "# Glossary\n\n**Movement:** how far a unit goes in one action.\n", encoding="utf-8"
+    add_markdown(
+        cli_run,
+        data_dir,
+        tmp_path / "glossary.md",
+        "# Glossary\n\n**Movement:** how far a unit goes in one action.\n",
+        "raiders",
     )
-    code, _, err = cli_run(
-        "ingest", str(tmp_path / "glossary.md"), "--game", "raiders", data_dir=data_dir
-    )
-    assert code == 0, err
     code, out, _ = cli_run("rules", "show", "Movement", "--game", "raiders", data_dir=data_dir)
-    shown = [line for line in out.splitlines() if line.startswith("raiders ")]
+    shown = shown_rules(out, "raiders")
     assert shown[0].startswith("raiders glossary") and shown[1:] == [
         "raiders movement/moving Moving",
         "raiders movement/dashing Dashing",
@@ -868,10 +878,14 @@ def test_the_numbered_rules_hint_names_each_games_own(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
     """Asked with no game, the hint ran every game's numbers together."""
-    book = tmp_path / "corsairs.md"
-    book.write_text("# 1 Ships\n\n## 1.1 Sloops\n\nA sloop is fast.\n", encoding="utf-8")
-    code, _, err = cli_run("ingest", str(book), "--game", "corsairs", data_dir=data_dir)
-    assert code == 0, err
+    add_markdown(
+        cli_run,
+        data_dir,
+        tmp_path / "corsairs.md",
+        "# 1 Ships\n\n## 1.1 Sloops\n\nA sloop is fast.\n",
+        "corsairs",
+    )
     code, _, err = cli_run("rules", "show", "9.9", data_dir=data_dir)
     line = one_error_line(err)
+    assert code == 1
     assert "here: 40k 10, 16, 24, 10.01-10.07" in line and "; corsairs 1, 1.1" in line

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ruleslawyer.ingest.normalize import find_span
-from ruleslawyer.records import VERDICTS, shown_quote, verdict_words
+from ruleslawyer.records import VERDICTS, first_game_first, shown_quote, verdict_words
 
 # Characters that mean something to Markdown (marked), KaTeX or the gr.HTML
 # template engine; as numeric entities they are shown and never interpreted.
@@ -169,11 +169,11 @@ def chips_html(citations: Sequence[Any]) -> str:
     groups = group_citations(citations)
     if not groups:
         return ""
-    game = groups[0][0].game
-    chips = [chip_html(u, q) for u, q in groups if u.game == game]
-    others = [chip_html(u, q) for u, q in groups if u.game != game]
+    own, others = first_game_first(groups, lambda g: str(g[0].game))
+    chips = [chip_html(u, q) for u, q in own]
     if others:
-        chips += ['<span class="rl-note">Other games:</span>', *others]
+        chips += ['<span class="rl-note">Other games:</span>']
+        chips += [chip_html(u, q) for u, q in others]
     return '<div class="rl-chips">' + "".join(chips) + "</div>"
 
 

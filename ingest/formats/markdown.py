@@ -627,18 +627,10 @@ def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> st
             # with one, or after a sentence (not "...a model with\n**Armour:**
             # ignores it", a wrapped sentence)
             label = labels and _opens_label(kids[n + 1 :])
-            so_far = "".join(out)
-            line = so_far[so_far.rfind("\n") + 1 :]
             apart = (
                 lines
-                or (after[:1].isdigit() and opens_numbered_rule(after, so_far))
-                or (
-                    label
-                    and (
-                        (label_line and len(line.split()) <= STAT_LINE_WORDS)
-                        or so_far.rstrip().endswith((".", "!", "?", ":"))
-                    )
-                )
+                or (after[:1].isdigit() and opens_numbered_rule(after, "".join(out)))
+                or (label and _ends_stat_line("".join(out), label_line))
             )
             out.append("\n" if apart else " ")
             if apart:
@@ -658,6 +650,16 @@ def _inline_text(token: Any, *, lines: bool = False, labels: bool = False) -> st
 # line opened by a label is a definition, wrapped ("Pierce: each point of
 # Pierce lowers the save by one, and a model with / **Armour:** ignores it.")
 STAT_LINE_WORDS = 8
+
+
+def _ends_stat_line(so_far: str, label_line: bool) -> bool:
+    """Does the text ``so_far`` end a line a label may follow: a stat line (one
+    opened by a label, ``label_line``, of at most ``STAT_LINE_WORDS``) or a
+    sentence?"""
+    line = so_far[so_far.rfind("\n") + 1 :]
+    return (label_line and len(line.split()) <= STAT_LINE_WORDS) or so_far.rstrip().endswith(
+        (".", "!", "?", ":")
+    )
 
 
 def _opens_label(kids: list[Any]) -> bool:

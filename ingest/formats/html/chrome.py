@@ -32,6 +32,7 @@ from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
     _HEADINGS,
     _MAIN_ROLE,
+    _SENTENCE_END,
     _WORD,
     _hidden,
     _runs_script,
@@ -380,9 +381,9 @@ def _before_the_rules(root: Any) -> list[Any]:
     walker's) or a list (the stratagems a page opens with; a menu in a
     list is chrome by its markup or not at all), no link reads as a
     sentence (it ends in ".", "!" or "?") and no comma lists the links as
-    terms (a datasheet's "Infantry, Core, Raider"). One word of text there ("A unit that <a>Advanced</a> this turn
-    cannot shoot.", "The following abilities are Core:") and the page opens
-    with its rules: nothing goes. What goes is each link's outermost box
+    terms (a datasheet's "Infantry, Core, Raider"). One word of text there
+    ("A unit that <a>Advanced</a> this turn cannot shoot.", "The following
+    abilities are Core:") and the page opens with its rules: nothing goes. What goes is each link's outermost box
     before the heading.
     """
     first = root.find(_HEADING_TAGS)
@@ -393,7 +394,8 @@ def _before_the_rules(root: Any) -> list[Any]:
     for string in first.find_all_previous(string=True):
         if type(string) is not NavigableString:
             continue  # a comment, a doctype
-        if string.find_parent("a") is None and ("," in string or _SENTENCE_STOP.search(string)):
+        link = string.find_parent("a")
+        if link is None and ("," in string or _SENTENCE_STOP.search(string)):
             # terms listed ("Infantry, Core, Raider": a datasheet's keywords), or
             # a linked sentence's full stop after its link
             return []
@@ -403,7 +405,6 @@ def _before_the_rules(root: Any) -> list[Any]:
             continue
         if not any(p is root for p in string.parents):
             break  # before the box the rules are read from
-        link = string.find_parent("a")
         href = str(link.get("href") or "").strip() if link is not None else ""
         if (
             not href
@@ -412,7 +413,8 @@ def _before_the_rules(root: Any) -> list[Any]:
             or id(link) in above
             or href.startswith("#")
             or string.find_parent((*_ALWAYS_TEXT, "li")) is not None
-            or _SENTENCE_END.search(_text(link))
+            # a link whose text ends as a sentence does ("Read the rules first.")
+            or _text(link).rstrip("\"'\u201d\u2019)").endswith(_SENTENCE_END)
         ):
             return []
         box: Any = link  # not None: it has an href
@@ -421,12 +423,6 @@ def _before_the_rules(root: Any) -> list[Any]:
         if not any(box is b for b in boxes):
             boxes.append(box)
     return boxes
-
-
-# a link whose text ends as a sentence does ("Read the rules first.") is text
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)]*\s*$")
-# a sentence's end in a string between links ("<a>Read the rules first</a>.")
-_SENTENCE_STOP = re.compile(r"[.!?](?:\s|$)")
 
 
 def _the_pages(el: Any) -> bool:
@@ -537,7 +533,8 @@ _PASSED = frozenset(
     {"span", "a", "abbr", "small", "b", "i", "em", "strong", "time", "sup", "sub", "data",
      "li", "dt", "dd"}
 )  # fmt: skip
-# a sentence's stop anywhere in a text (elements' _SENTENCE_END: only at its end)
+# a sentence's stop anywhere in a text (elements' _SENTENCE_END: only at its end):
+# a byline's words, or a linked sentence's full stop after its link
 _SENTENCE_STOP = re.compile(r"[.!?](?:\s|$)")
 
 
