@@ -2063,6 +2063,11 @@ def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is
     result = parse_file("close-combat.html", page.format(rules=rules).encode(), game="g")
     assert result.dropped["links before the rules' first heading"] == 2
     assert [u.title for u in result.units] == ["Melee"]
+    # the page's own title, outside the body, is no text before the rules
+    for title in ("Close Combat, v2", "Ch. 3 Close Combat"):
+        titled = page.replace("<title>Close Combat</title>", f"<title>{title}</title>")
+        result = parse_file("close-combat.html", titled.format(rules=rules).encode(), game="g")
+        assert result.dropped["links before the rules' first heading"] == 2, title
     kept = {
         "a sentence around a link": 'A unit that <em><a href="adv.html">Advanced</a></em> this turn cannot shoot.',
         "a list after its lead-in": '<p>Core abilities:</p><ul><li><a href="d.html">Deep Strike</a></li></ul>',

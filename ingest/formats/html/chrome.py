@@ -394,6 +394,12 @@ def _before_the_rules(root: Any) -> list[Any]:
     for string in first.find_all_previous(string=True):
         if type(string) is not NavigableString:
             continue  # a comment, a doctype
+        if not any(p is root for p in string.parents):
+            # before the box the rules are read from (the page's <title>: its
+            # "Rules, v2" or "Ch. 3" is no text of the rules and must not stop this)
+            break
+        if _hidden(string.parent):
+            continue
         link = string.find_parent("a")
         if link is None and ("," in string or _SENTENCE_STOP.search(string)):
             # terms listed ("Infantry, Core, Raider": a datasheet's keywords), or
@@ -401,10 +407,6 @@ def _before_the_rules(root: Any) -> list[Any]:
             return []
         if not _WORD.search(string):
             continue  # a string of signs between links ("»", "/", "|")
-        if _hidden(string.parent):
-            continue
-        if not any(p is root for p in string.parents):
-            break  # before the box the rules are read from
         href = str(link.get("href") or "").strip() if link is not None else ""
         if (
             not href
