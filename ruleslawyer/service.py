@@ -509,6 +509,12 @@ class RulesService:
                 self._retriever = HybridRetriever(index, self.embedder())
             return self._retriever
 
+    def names_a_rule(self, text: str) -> bool:
+        """Does ``text`` name one of the loaded rules, by number or by name (what
+        the exact lookup finds)? The page asks it of a short message: "Deep
+        Strike?" asks about that rule, "how far?" about the previous question."""
+        return bool(self.retriever().exact.match(text))
+
     def search(
         self, query: str, game: str | None = None, *, k: int | None = None, **kwargs: Any
     ) -> SearchResult:

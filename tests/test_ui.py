@@ -349,6 +349,11 @@ PREV = "Can a battle-shocked unit start an action?"
         "how about in AoS",
         "does it need to be visible?",
         "what about one with a shield?",
+        # a rules word after the pronoun names nothing it stands for
+        "Do I get cover against it?",
+        "Can I charge them?",
+        "How far can it move?",
+        "how far?",
     ],
 )
 def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
@@ -370,11 +375,38 @@ def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
         "Is it possible to move through a doorway?",
         # "one" the number, not the pronoun
         "can my embercaller cast twice in one activation?",
+        # the pronoun's subject named before it, in any game's words
+        "Can gunboats fire after they ram?",
+        "Does the Skald lose its rage?",
+        "Is it true that riders dismount in woods?",
     ],
 )
 def test_standalone_questions_are_left_alone(msg: str) -> None:
     assert not fmt.is_follow_up(msg, PREV)
     assert fmt.rewrite_query(msg, PREV) == (msg, False)
+
+
+def test_a_short_message_naming_a_loaded_rule_is_a_question_of_its_own() -> None:
+    """A short message is a follow-up unless it names one of the loaded rules,
+    which the page learns from the index (no list of one game's nouns)."""
+    names = {"redeploy", "deep strike"}.__contains__
+
+    def named(text: str) -> bool:
+        return names(text.lower().strip("?! "))
+
+    assert not fmt.is_follow_up("Deep Strike?", PREV, named)
+    assert not fmt.is_follow_up("Redeploy?", PREV, named)
+    assert fmt.is_follow_up("Deep Strike?", PREV)  # nothing to look names up in
+    assert fmt.is_follow_up("really?", PREV, named)
+    assert fmt.rewrite_query("how far?", PREV, named) == (f"{PREV} how far?", True)
+
+
+def test_chat_asks_the_index_whether_a_short_message_names_a_rule(handlers: Any) -> None:
+    first = list(handlers.chat(PREV, [], "auto", False, None))[-1]
+    own = list(handlers.chat("Redeploy?", first[0], "auto", False, first[2]))[-1]
+    assert "Searched for:" not in content(own[0]) and own[2] == "Redeploy?"
+    followed = list(handlers.chat("how far?", first[0], "auto", False, first[2]))[-1]
+    assert f"Searched for: {PREV} how far?" in content(followed[0])
 
 
 def test_no_follow_up_without_a_previous_question() -> None:

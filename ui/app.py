@@ -247,6 +247,13 @@ class Handlers:
         """Slug -> display name of every loaded game, in the service's order."""
         return {g.slug: g.display for g in self.games()}
 
+    def names_a_rule(self, text: str) -> bool:
+        """Whether a short message names a loaded rule (then it is no follow-up)."""
+        try:
+            return bool(self.service.names_a_rule(text))
+        except RulesLawyerError:
+            return False  # no rules to name yet: a short message is a follow-up
+
     def game_arg(self, choice: str | None) -> str | None:
         return game_arg(self.service, choice)
 
@@ -344,7 +351,7 @@ class Handlers:
         if not message:
             yield list(history), "", topic, gr.skip()
             return
-        query, followed = fmt.rewrite_query(message, topic)
+        query, followed = fmt.rewrite_query(message, topic, self.names_a_rule)
         shown_query = query if followed else None
         new_topic = topic if followed else message
         history.append({"role": "user", "content": fmt.user_html(message)})

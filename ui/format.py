@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ruleslawyer.ingest.normalize import find_span
@@ -422,15 +422,6 @@ _PRONOUNS = re.compile(
     r"|\bone\b(?=\s+(?:with|that|who|which|of|in|on|if)\b|\s*[?.!,]|\s*$)",
     re.I,
 )
-# Nouns that make a question stand on its own (it names what it asks about).
-_RULE_NOUNS = re.compile(
-    r"\b(units?|models?|weapons?|actions?|abilit(?:y|ies)|spells?|prayers?|warcasters?|warlocks?|"
-    r"warjacks?|warbeasts?|characters?|heroes|hero|monsters?|vehicles?|aircraft|infantry|"
-    r"charges?|attacks?|saves?|wounds?|dice|phases?|turns?|stratagems?|command points?|cp|"
-    r"terrain|cover|objectives?|battle-?shock(?:ed)?|feats?|focus|fury|redeploy|"
-    r"transports?|psykers?|wizards?|priests?|rules?)\b",
-    re.I,
-)
 _RULE_REF = re.compile(r"\d{1,2}\.\d{1,2}|\[[A-Z][A-Z -]+(?: \d+\+?)?\]")
 # "it" standing for nothing: "how many AP does it cost to shoot?", "is it possible
 # to move through a doorway?", "is it legal to charge twice?". English grammar, in
@@ -439,13 +430,60 @@ _RULE_REF = re.compile(r"\d{1,2}\.\d{1,2}|\[[A-Z][A-Z -]+(?: \d+\+?)?\]")
 _EXPLETIVE_IT = re.compile(
     r"\bit\s+(?:costs?|takes?)\b(?:\s+\w+){0,3}?\s+to\s+\w+"
     r"|\b(?:is|it's|would)\s+(?:it\s+)?(?:be\s+)?(?:even\s+)?"
-    r"(?:possible|impossible|legal|illegal|ok|okay|fine|necessary)\s+to\s+\w+",
+    r"(?:possible|impossible|legal|illegal|ok|okay|fine|necessary)\s+to\s+\w+"
+    r"|\bis\s+it\s+true(?:\s+that)?\b",
     re.I,
 )
 
 
-def is_follow_up(message: str, previous: str | None) -> bool:
-    """Whether ``message`` only makes sense after ``previous`` (a short follow-up)."""
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Whether a question names what it asks about is told by English grammar, not by
+# a list of one game's nouns (a hand-written one knew only the seeds' "warjacks"
+# and "stratagems"): a noun after a determiner ("a unit", "my warcaster") or in a
+# question's subject place ("can units ...") before the first pronoun is the
+# pronoun's own subject. "Can it shoot?", "Can I charge them?" and "Do I get
+# cover against it?" name nothing before their pronoun, so they ask about the
+# previous question's subject.
+_AUXILIARIES = _words(
+    "can could may might must shall should will would do does did is are was were am has have had"
+)
+_DETERMINERS = _words("a an the my your our each every any another some all both either neither no")
+_FUNCTION_WORDS = (
+    _AUXILIARIES
+    | _DETERMINERS
+    | _words(
+        "what when where which who whom whose why how many much far long often if and or but "
+        "so then also even still just only not never after before while during in on at to "
+        "for with without from of by into onto against about i you we me us there be been "
+        "being get gets"
+    )
+)
+_WORD_OF_QUESTION = re.compile(r"[\w\[\]][\w\[\]'+\-]*")
+
+
+def _names_its_subject(before: str) -> bool:
+    """Does the text before a question's first pronoun name a subject for it?"""
+    words = _WORD_OF_QUESTION.findall(before.lower())
+    return any(
+        word not in _FUNCTION_WORDS
+        and (words[i - 1] in _DETERMINERS or words[i - 1] in _AUXILIARIES)
+        for i, word in enumerate(words)
+        if i > 0
+    )
+
+
+def is_follow_up(
+    message: str, previous: str | None, names_a_rule: Callable[[str], bool] | None = None
+) -> bool:
+    """Whether ``message`` only makes sense after ``previous`` (a short follow-up).
+
+    ``names_a_rule`` says whether a short message names one of the loaded
+    rules ("Deep Strike?", "cover rules?"): such a message asks about that rule,
+    not about the previous question. Without it, a message of three words or
+    fewer, with no rule number, is taken as a follow-up."""
     if not previous or not previous.strip():
         return False
     text = " ".join(message.split())
@@ -457,19 +495,20 @@ def is_follow_up(message: str, previous: str | None) -> bool:
         return False  # names its own rule: a question of its own
     if any(low.startswith(o) for o in _FOLLOW_UP_OPENERS) and len(words) <= 14:
         return True
-    if (
-        len(words) <= 8
-        and _PRONOUNS.search(_EXPLETIVE_IT.sub(" ", low))
-        and not _RULE_NOUNS.search(low)
-        and not _RULE_REF.search(text)
-    ):
-        return True
-    return len(words) <= 3 and not _RULE_REF.search(text) and not _RULE_NOUNS.search(low)
+    if _RULE_REF.search(text):
+        return False
+    if len(words) <= 8:
+        pronoun = _PRONOUNS.search(_EXPLETIVE_IT.sub(" ", low))
+        if pronoun is not None:
+            return not _names_its_subject(_EXPLETIVE_IT.sub(" ", low)[: pronoun.start()])
+    return len(words) <= 3 and not (names_a_rule is not None and names_a_rule(text))
 
 
-def rewrite_query(message: str, previous: str | None) -> tuple[str, bool]:
+def rewrite_query(
+    message: str, previous: str | None, names_a_rule: Callable[[str], bool] | None = None
+) -> tuple[str, bool]:
     """The retrieval query for ``message``: with the previous question when it is a follow-up."""
     message = " ".join(message.split())
-    if previous and is_follow_up(message, previous):
+    if previous and is_follow_up(message, previous, names_a_rule):
         return f"{' '.join(previous.split())} {message}", True
     return message, False
