@@ -4,7 +4,8 @@
                                           test-fresh,cross-fresh2,long,long-odt,ember,ember-html,
                                           ember-print,ember-fresh,cross-fresh3,
                                           cross-fresh3-html,cinder,cinder-md,cinder-odt,
-                                          cinder-docx,cinder-weasyprint,cards,cards-txt]
+                                          cinder-docx,cinder-weasyprint,cards,cards-txt,
+                                          faq,faq2,faq3]
                                 [--no-llm | --default-model NAME | --model PATH | --llm-url URL]
                                 [--given-game] [--json OUT]
 
@@ -13,7 +14,8 @@ they belong to (``benchmarks/splits.py``), and scored by the eval suite's
 own metrics. All but *fit* and *choose* are the figures to quote (*test*,
 *cross*, the fresh sets, *long* in Markdown and ODT, the Ember book in three
 formats, the Cinder Reach book in five, a card game's comprehensive rules
-as a PDF and as text): nothing was fitted or chosen on them. The CPU model is printed with the latencies.
+as a PDF and as text, three FAQ books' yes/no questions): nothing was
+fitted or chosen on them. The CPU model is printed with the latencies.
 """
 
 from __future__ import annotations

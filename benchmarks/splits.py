@@ -110,6 +110,11 @@ game's rulebook read from ``../shared/corpora``, the fresh sets and
   9 "Q: ... A:" lines under three headings) with 36 yes/no questions of
   the same four kinds; measured once, after the first, with nothing changed
   between them.
+- faq3: "Saltmire", a third FAQ book, as HTML pages this time (14 question
+  headings, 8 "Q: ... A:" paragraphs under three headings), with 36 yes/no
+  questions of the same four kinds, written by a third helper session that
+  saw neither earlier set nor any answer; the set a change to the FAQ's
+  verdicts chosen on the first two is reported on.
 
 Each corpus gets its own data dir under ``.ruleslawyer/bench/``, built once
 and reused (ingest skips an unchanged corpus).
@@ -191,6 +196,11 @@ CORPORA: dict[str, Corpus] = {
         "Ashgrove Warbands",
         tuple(sorted((EVAL_CORPORA / "ashgrove").glob("*.md"))),
     ),
+    "saltmire": Corpus(
+        "saltmire",
+        "Saltmire",
+        tuple(sorted((EVAL_CORPORA / "saltmire").glob("*.html"))),
+    ),
     # a card game's comprehensive rules: numbered paragraphs, not headings
     **{
         f"hollowmere-{ext}": Corpus(
@@ -241,6 +251,7 @@ SPLITS: dict[str, tuple[tuple[str, str], ...]] = {
     "cards-txt": (("hollowmere.jsonl", "hollowmere-txt"),),
     "faq": (("gravelmoor.jsonl", "gravelmoor"),),
     "faq2": (("ashgrove.jsonl", "ashgrove"),),
+    "faq3": (("saltmire.jsonl", "saltmire"),),
 }
 
 

@@ -50,6 +50,7 @@ from ruleslawyer.records import (
     verdict_words,
 )
 from ruleslawyer.retrieval.exact import RULE_NUMBER
+from ruleslawyer.retrieval.tokens import tokenize
 from ruleslawyer.verdict import (
     Calibration,
     FaqMatch,
@@ -59,8 +60,10 @@ from ruleslawyer.verdict import (
     features,
     is_yes_no,
     model_entry,
+    narrowed,
     negated,
     probability_yes,
+    roles_swapped,
 )
 
 # Beside the prompt templates, in the installed package as in a checkout.
@@ -320,12 +323,18 @@ class Answerer:
         # And a question negated where the FAQ's is not ("Can a unit that did
         # not advance shoot?" against "Can a unit shoot after it advanced?"),
         # or the other way round, asks the opposite: its answer is not the FAQ's.
+        # And a question narrowed to a case ("...in the turn after it charged?")
+        # where the FAQ's is not, or the other way round: its words may all be
+        # ones most rules use, so the check above does not see it. And the same
+        # words with the roles swapped ("Can another unit join a Leader?").
         if found is None or (
             conditions
             and (
                 self.picker.missing_conditions(question, found[0])
                 or self.picker.missing_conditions(found[0], question)
                 or negated(question) != negated(found[0])
+                or narrowed(question) != narrowed(found[0])
+                or roles_swapped(question, found[0], tokenize)
             )
         ):
             return None
@@ -478,7 +487,6 @@ GROUNDED_SHARE = 0.6
 def ungrounded(text: str, support: str) -> str:
     """Why ``text`` is not supported by ``support`` ("" when it is)."""
     from ruleslawyer.evals.metrics import normalize_fact_text
-    from ruleslawyer.retrieval.tokens import tokenize
 
     said = normalize_fact_text(text)
     source = normalize_fact_text(support)

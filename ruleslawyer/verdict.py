@@ -315,6 +315,39 @@ def negated(question: str) -> bool:
     return _NEG_QUESTION.search(question) is not None
 
 
+# A clause that narrows a question to a time or a case: "...in the turn after it
+# charged?", "...if it is Heavy?". English, in any game's questions.
+_NARROWS = re.compile(
+    r"\b(?:if|when|whenever|while|after|before|unless|until|during|once|except|since)\b", re.I
+)
+
+
+def narrowed(question: str) -> bool:
+    """Does ``question`` narrow itself to a case ("...in the turn after it
+    charged?") with a clause of time or condition?"""
+    return _NARROWS.search(question) is not None
+
+
+def roles_swapped(question: str, asked: str, words: Callable[[str], list[str]]) -> bool:
+    """Do ``question`` and ``asked`` put two words they share the other way
+    round, across a third (``words`` gives a text's words as the search compares
+    them)? "Can another unit join a Leader?" has every word of "Can a Leader
+    join another unit?" with the roles swapped: the FAQ's answer is not its
+    answer. Two words swapped side by side are one thing named another way ("a
+    Beasts unit", "a unit of Beasts")."""
+    mine, theirs = words(question), words(asked)
+    shared = set(mine) & set(theirs)
+    first = [w for w in dict.fromkeys(mine) if w in shared]
+    second = [w for w in dict.fromkeys(theirs) if w in shared]
+    at = {w: i for i, w in enumerate(second)}
+    return any(
+        at[x] > at[y] and (j - i > 1 or at[x] - at[y] > 1)
+        for i, x in enumerate(first)
+        for j, y in enumerate(first)
+        if i < j
+    )
+
+
 def answers_its_heading(quote: str, heading: str) -> bool:
     """Does ``quote`` open with a yes or a no to the question its ``heading`` asks
     (an FAQ page's entry)? Quoted for another question, its "Yes." reads as the

@@ -935,6 +935,23 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
         )
         is None
     )
+    # ... narrowed to a case by words most rules use ("after", "turn"), where the
+    # FAQ's question is not, or the other way round
+    for narrowed_to in (
+        "Can a Leader join another unit in the turn after it arrives?",
+        "Can a Leader join another unit if it is wounded?",
+    ):
+        assert answerer.faq_similarity(narrowed_to, Evidence(unit, 0, len(text), 1.0)) is None
+    after = replace(unit, title="Can a Leader join another unit after deployment?")
+    assert answerer.faq_similarity(asked, Evidence(after, 0, len(text), 1.0)) is None
+    # ... the same words with the roles swapped; a name said another way is not
+    swapped = "Can another unit join a Leader?"
+    assert answerer.faq_similarity(swapped, Evidence(unit, 0, len(text), 1.0)) is None
+    beasts = replace(unit, title="Can a Leader join a unit of Beasts?")
+    found = answerer.faq_similarity(
+        "Can a Leader join a Beasts unit?", Evidence(beasts, 0, len(text), 1.0)
+    )
+    assert found is not None and found[0] == "no"
     # A second sentence's "until" or "only" qualifies nothing; ";" and ":" set a
     # yes or a no apart as "." does; a next sentence opening with the exception does.
     for answer, said in (

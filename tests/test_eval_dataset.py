@@ -229,6 +229,7 @@ SKIRMISHERS_PDF = REPO.parent / "shared" / "corpora" / "skirmishers" / "skirmish
         ("ember-fresh.jsonl", "ember", "evals/corpora/ember/ember.html"),
         ("gravelmoor.jsonl", "gravelmoor", "evals/corpora/gravelmoor/*.md"),
         ("ashgrove.jsonl", "ashgrove", "evals/corpora/ashgrove/*.md"),
+        ("saltmire.jsonl", "saltmire", "evals/corpora/saltmire/*.html"),
     ],
 )
 def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | Path) -> None:
