@@ -313,7 +313,8 @@ def _numbered_paragraphs(
     opening a paragraph: "2.1 and 2.2 apply only..."). The paragraphs under
     one heading count only as a run: two or more, each after the one before
     in the book's order, or one lettered sub-rule of the heading's own number
-    ("601.4a" under "601.4 Steadfast").
+    ("601.4a" under "601.4 Steadfast"), or, in a book with such runs, a
+    heading's first number alone ("3.2.1" under "3.2 Running").
 
     A house rulebook numbers its rules in the paragraphs alone, under plain
     headings ("MOVEMENT", then "1.1 A model may...", "1.2 ...", "SHOOTING",
@@ -353,13 +354,28 @@ def _numbered_paragraphs(
                 break  # "3.2.1" after a heading "3.3": text, not a rule out of order
     out: dict[int, tuple[str, int, int]] = {}
     under_headings: set[str] = set()
+    lone: list[tuple[int, list[tuple[int, str, int]]]] = []
     for heading, run in runs.items():
         number, bare, _ = headings[heading]
         keys = [_number_key(n) for _, n, _ in run]
-        enough = len(run) >= 2 or run[0][1][:-1] == (number or bare)
-        if enough and all(a < b for a, b in itertools.pairwise(keys)):
+        if len(run) == 1 and run[0][1][:-1] != (number or bare):
+            lone.append((heading, run))
+            continue
+        if all(a < b for a, b in itertools.pairwise(keys)):
             out.update({i: (n, skip, heading) for i, n, skip in run})
             under_headings.add(blocks[heading].text)
+    if out:
+        # A book that numbers its rules in runs under its headings numbers a
+        # section's only rule the same way: "3.2.1 A Run action..." alone under
+        # "3.2 Running", its siblings' 2.2.1 and 2.2.2 rules of their own, is
+        # rule 3.2.1 too (read into 3.2, "rule 3.2.1" was "no such rule"). Only
+        # the first number under the heading's: one paragraph opening with
+        # another ("3.2.4 ...") is as likely a cross-reference.
+        for heading, run in lone:
+            number, bare, _ = headings[heading]
+            if run[0][1] == f"{number or bare}.1":
+                out.update({i: (n, skip, heading) for i, n, skip in run})
+                under_headings.add(blocks[heading].text)
     out.update({i: (n, skip, heading) for i, n, skip, heading in _free_run(free)})
     return out, under_headings
 

@@ -2383,6 +2383,33 @@ def test_numbered_paragraphs_under_headings_that_number_them() -> None:
     assert not [w for w in result.warnings if "more than once" in w]
 
 
+def test_a_sections_only_rule_keeps_its_number_where_the_book_numbers_its_rules() -> None:
+    """ "3.2.1 A Run action..." alone under "3.2 Running", in a book whose other
+    sections hold 2.2.1 and 2.2.2 as rules of their own, is rule 3.2.1 (read
+    into 3.2, "rule 3.2.1" was no rule at all). Only a heading's first number:
+    a lone "3.3.4" is as likely a cross-reference; and in a book with no runs,
+    one numbered paragraph stays text."""
+    md = (
+        "# 2 Turns\n\n## 2.2 Steam Phase\n\n2.2.1 Each Ironclad gains one Steam.\n\n"
+        "2.2.2 Unspent Steam is lost at the end of the round.\n\n"
+        "# 3 Movement\n\n## 3.2 Running\n\n"
+        "3.2.1 A Run action moves the model up to double its Move.\n\n"
+        "## 3.3 Engagement\n\n3.3.4 Engaged models may shoot only with a Pistol.\n"
+    )
+    got = {u.rule_id: u.title for u in parse_file("rules.md", md.encode(), game="g").units}
+    assert got == {
+        "2.2.1": "Steam Phase",
+        "2.2.2": "Steam Phase",
+        "3.2.1": "Running",
+        "3.3": "Engagement",
+    }
+    alone = (
+        "# 3 Movement\n\n## 3.2 Running\n\n"
+        "3.2.1 A Run action moves the model up to double its Move.\n"
+    )
+    assert [u.rule_id for u in parse_file("rules.md", alone.encode(), game="g").units] == ["3.2"]
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [
