@@ -470,6 +470,8 @@ def verify_explanation(
         )
     if len(text.split()) < 4 or re.search(r"\b(?:rule_id|quote)\b", text):
         return "", [], "explanation dropped: too short or not an explanation"
+    if support is not None and _cut_at_inch_mark(text, support):
+        return "", [], 'explanation dropped: cut short at an inch mark (")'
     if support is not None:
         problem = ungrounded(text, support)
         if problem:
@@ -482,6 +484,22 @@ def verify_explanation(
 
 
 GROUNDED_SHARE = 0.6
+# A number at the very end of the text, and the same number with an inch mark
+# in the quotes: 'pushed 1" apart'.
+_ENDS_WITH_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\W*$")
+
+
+def _cut_at_inch_mark(text: str, support: str) -> bool:
+    """Did the model's inch mark end its JSON string? It writes 'pushed 1" apart'
+    as the rule does, the '"' closes the string, and the sentence stops at the
+    number: "Both models are pushed 1", "Every model within 3" (which dropped
+    "suffers two hits"). Rulebooks write inches so everywhere."""
+    end = _ENDS_WITH_NUMBER.search(text)
+    return (
+        bool(end)
+        and re.search(rf"(?<![\d.]){re.escape(end.group(1))}\s?[\"\u201d\u2033]", support)
+        is not None
+    )
 
 
 def ungrounded(text: str, support: str) -> str:

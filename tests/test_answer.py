@@ -539,6 +539,22 @@ def test_explanation_must_be_grounded_in_the_quotes() -> None:
     )
 
 
+def test_an_explanation_cut_at_its_own_inch_mark_is_dropped() -> None:
+    """The model writes 'pushed 1" apart' as the rule does; the inch mark closes
+    its JSON string, and "Every model within 3" had lost "suffers two hits"."""
+    unit = RuleUnit("5.1.2", "g", "Brawl", 'On a tie, both models are pushed 1" apart.')
+    support = unit.text
+    cut = '{"answer": "On a tie, both models are pushed 1", "rule_id": "5.1.2"}'
+    text, _, note = verify_explanation(cut, {"5.1.2": unit}, "answer", support)
+    assert text == "" and "inch mark" in note
+    whole = '{"answer": "On a tie, both models are pushed 1 inch apart.", "rule_id": "5.1.2"}'
+    assert verify_explanation(whole, {"5.1.2": unit}, "answer", support)[0]
+    # a number the rule does not write in inches ends a sentence as any word does
+    count = RuleUnit("1.2", "g", "Dice", "A Posse rolls dice: the highest roll is 6.")
+    six = '{"answer": "The highest roll on a die is 6", "rule_id": "1.2"}'
+    assert verify_explanation(six, {"1.2": count}, "answer", count.text)[0]
+
+
 def test_model_failure_degrades_to_the_quotes_with_a_note(seeded_settings) -> None:
     from ruleslawyer.service import RulesService
 
