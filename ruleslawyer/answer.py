@@ -356,6 +356,20 @@ class Answerer:
             return []
         top_unit = [e for e in picked if e.unit.key == hits[0].unit.key] or picked[:1]
         primary = max(top_unit, key=lambda e: e.score)
+        if asks_only_for(question, hits[0].unit):
+            # "What does rule 4.4.3 say?": the rule's own first words, not the
+            # sentence of it that best matches "what does ... say" (a worked
+            # example's last line was quoted first).
+            opening = self.picker.opening(hits[0].unit, primary.score)
+            if opening is not None:
+                picked = [opening] + [
+                    e
+                    for e in picked
+                    if e.unit.key != opening.unit.key
+                    or e.start >= opening.end
+                    or e.end <= opening.start
+                ]
+                primary = opening
         # Close runners-up: another sentence of the same rule (often its worked
         # example) or the best sentence of another retrieved rule.
         rest = [
@@ -410,6 +424,24 @@ class Answerer:
         except ModelError as err:
             return "", f"explanation skipped: the model failed ({err})"
         return "".join(pieces), ""
+
+
+# What a question asking for a rule by its number says besides the number:
+# "what does rule 4.4.3 say?", "read me 2.1", "show section 3.2 exactly".
+_ASKING_FOR_A_RULE = frozenset(
+    tokenize(
+        "what does do is rule rules say says said mean means tell read me show text "
+        "section chapter paragraph exactly again full whole quote explain please"
+    )
+)
+
+
+def asks_only_for(question: str, unit: RuleUnit) -> bool:
+    """Does ``question`` ask for ``unit`` by its number and for nothing else?"""
+    if unit.rule_id not in RULE_NUMBER.findall(question):
+        return False
+    rest = tokenize(RULE_NUMBER.sub(" ", question))
+    return all(t in _ASKING_FOR_A_RULE for t in rest)
 
 
 def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:

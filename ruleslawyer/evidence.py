@@ -120,6 +120,18 @@ class EvidencePicker:
             if t not in asked and self._share.get(t, 0.0) < COMMON_SHARE
         ]
 
+    def opening(self, unit: RuleUnit, score: float) -> Evidence | None:
+        """The first sentence of ``unit`` (all of a short one), quoted as a picked
+        sentence is: for a question that asks for nothing but the rule."""
+        text = unit.text
+        spans = [(0, len(text))] if len(text) <= WHOLE_UNIT_CHARS else sentence_spans(text)
+        if not spans:
+            return None
+        start, end = spans[0]
+        if len(spans) > 1 and _run_in_label(text, end, spans[1][0]):
+            end = spans[1][1]  # "Pierce:" says nothing without its sentence
+        return with_context(Evidence(unit, start, end, score))
+
     def items(self, header: Evidence) -> list[Evidence]:
         """The rules that are the items of the list ``header`` introduces (``list_items``)."""
         return list_items(header, self.units)

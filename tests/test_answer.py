@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ruleslawyer.answer import AnswerStream, answer_schema, compose, verify_explanation
+from ruleslawyer.answer import Answerer, AnswerStream, answer_schema, compose, verify_explanation
 from ruleslawyer.evidence import (
     Evidence,
     EvidencePicker,
@@ -21,7 +21,7 @@ from ruleslawyer.evidence import (
 )
 from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
-from ruleslawyer.records import Hit, RuleUnit, Source
+from ruleslawyer.records import Hit, RuleUnit, SearchResult, Source
 from ruleslawyer.verdict import Calibration, decide, faq_answer, is_yes_no
 
 
@@ -557,6 +557,30 @@ def test_an_explanation_cut_at_its_own_inch_mark_is_dropped() -> None:
     count = RuleUnit("1.2", "g", "Dice", "A Posse rolls dice: the highest roll is 6.")
     six = '{"answer": "The highest roll on a die is 6", "rule_id": "1.2"}'
     assert verify_explanation(six, {"1.2": count}, "answer", count.text)[0]
+
+
+def test_a_question_asking_only_for_a_rule_by_number_quotes_its_opening() -> None:
+    """ "What does rule 4.4.3 say?" was answered with the last line of the rule's
+    worked example: nothing in the question picks a sentence, so the rule's own
+    first sentence leads. A question about part of it still picks that part."""
+    text = (
+        "A target is in cover only if the line of sight crosses the cover within 1 inch "
+        "of the target. Cover surrounding the shooter does not count.\n"
+        "Example: Dusty Jack fires his Lever Rifle at a bandit crouched behind a stone wall "
+        "ten inches away. The wall is heavy cover, so Jack subtracts 2 from each die and "
+        "needs a natural 6 to hit. He rolls a 6 and a 5: one hit. The bandit rolls a 4 for "
+        "his Armour save and fails, and is removed as a casualty."
+    )
+    unit = RuleUnit("4.4.3", "g", "Cover", text, source=Source("b.pdf", 0, len(text)))
+    answerer = Answerer(None, EvidencePicker(HashEmbedder(), [unit]))
+    for question, opens in (
+        ("what does rule 4.4.3 say?", True),
+        ("4.4.3", True),
+        ("What does 4.4.3 say about the Armour save of the bandit?", False),
+    ):
+        search = SearchResult(question, "g", False, (Hit(unit, 1.0, ("exact",)),), True)
+        quote = answerer.answer(question, search).citations[0].quote
+        assert quote.startswith("A target is in cover") is opens, question
 
 
 def test_model_failure_degrades_to_the_quotes_with_a_note(seeded_settings) -> None:
