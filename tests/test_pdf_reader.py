@@ -3173,6 +3173,30 @@ def test_a_mark_set_with_reportlabs_super_before_a_full_stop_cites_its_note() ->
     }
 
 
+def test_a_glossary_term_in_bold_opens_its_own_line_though_set_close() -> None:
+    """A glossary whose entries open with a bold term ("Grit: ...") set no further
+    apart than a paragraph's lines: an entry after a line that ran to the margin
+    was read into the one before ("...added to its Brawl rolls. Ironclad: a
+    steam-driven walker."), and the term could not be looked up."""
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=9.5, leading=11.5, spaceAfter=4)
+    head = ParagraphStyle("h", parent=body, fontName="Times-Bold", fontSize=13, leading=16)
+    glossary = [
+        ("Casualty", "a model reduced to 0 Wounds and removed from the table."),
+        ("Grit", "a Posse model's brawling skill, from 0 to 3, added to its Brawl rolls."),
+        ("Ironclad", "a steam-driven walker. It is not part of the Posse."),
+    ]
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=letter, leftMargin=217, rightMargin=242)
+    story = [Paragraph("Glossary", head)]
+    story += [Paragraph(f"<b>{name}:</b> {text}", body) for name, text in glossary]
+    doc.build(story)
+    lines = parse_file("g.pdf", out.getvalue(), game="x").units[0].text.split("\n")
+    assert lines == [f"{name}: {text}" for name, text in glossary]
+
+
 def test_a_ragged_line_that_ends_early_before_a_long_word_runs_on() -> None:
     """Text set ragged-right in a narrow column: a line stops well short of
     the margin where the next word is too long for the room left ("...during

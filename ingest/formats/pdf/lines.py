@@ -39,6 +39,8 @@ from ruleslawyer.errors import RulebookError
 from ruleslawyer.ingest.typeset import HEADING_SIZE_RATIO
 
 BOLD_WEIGHT = 600
+# A run-in label is at most this many words ("Casualty:", "Claim point:")
+RUN_IN_LABEL_WORDS = 4
 
 
 FURNITURE_ZONE = 0.1  # top and bottom share of the page height
@@ -122,6 +124,9 @@ class _Line:
     carried: bool = False  # a row's end the page before broke off (see ``_table_at``)
     broken: bool = False  # a row the page's foot broke off, its end on the next page
     numbered_title: bool = False  # "1. Introduction" set as a title (``_numbered_titles``)
+    # opens with a few words in bold ending in a colon, then text that is not
+    # bold: a run-in label ("Casualty: a model reduced to 0 Wounds")
+    label: bool = False
     # a bordered table's first row at a page's head with its first cell
     # empty: the end of the row the page before broke off, unless empty
     # first cells are the table's own (``_ruled_rows``)
@@ -247,6 +252,12 @@ def _page_lines(page: Any, number: int) -> _Page:
         if _small_capitals(visible):
             text = text.upper()  # as printed
         bold = sum(1 for c in visible if c[2] >= BOLD_WEIGHT) >= 0.8 * len(visible)
+        lead = next((k for k, c in enumerate(visible) if c[2] < BOLD_WEIGHT), len(visible))
+        label = (
+            0 < lead < len(visible)
+            and visible[lead - 1][0] == ":"
+            and "".join(c[0] for c in seg).split(":")[0].count(" ") < RUN_IN_LABEL_WORDS
+        )
         size = _leading_size(visible)
         inks = Counter(c[8] for c in visible if c[0].isalnum())
         ink, inked_by = inks.most_common(1)[0] if inks else (NO_INK, 0)
@@ -290,6 +301,7 @@ def _page_lines(page: Any, number: int) -> _Page:
             words=word_boxes,
             linked=linked,
             ink=ink if inked_by >= 0.8 * sum(inks.values()) else NO_INK,
+            label=label,
         )
 
     name_buf = ctypes.create_string_buffer(128)
@@ -992,16 +1004,30 @@ def _short(
     ln: _Line, margins: dict[int, float], right: dict[int, float], after: _Line | None = None
 ) -> bool:
     """A line that stops well short of the right margin ends its block, unless
-    the line ``after`` it opens in lower case with a word too long for the
-    room left (with a space before it), where text set ragged-right goes on
-    mid-sentence ("...during your" then "opponent's turn" in a narrow column).
+    the line ``after`` it opens with a word too long for the room left (with
+    a space before it) and the line does not end a sentence, where text set
+    ragged-right goes on mid-sentence ("...during your" then "opponent's
+    turn" in a narrow column). A word in capitals runs on only after a line
+    opening with a run-in label, in the text's own face and size ("Casualty:
+    a model reduced to 0" then "Wounds"): short items a line each open so.
     A list of short items, each a line, keeps its lines."""
     edge = ln.wraps_at or right.get(ln.column, ln.x1)
     width = max(edge - margins.get(ln.column, 0.0), 1.0)
     if not ln.x1 < edge - 0.15 * width or ln.hyphen:
         return False
-    if after is None or not after.words or _ends_sentence(ln.text) or not after.text[:1].islower():
-        return True  # (a line opening in capitals may open an item of its own)
+    if after is None or not after.words or _ends_sentence(ln.text):
+        return True
+    if not after.text[:1].islower() and not (
+        ln.label
+        and after.text[:1].isalpha()
+        and not (after.bold or after.label)
+        and abs(after.size - ln.size) <= 0.5
+    ):
+        # A line opening in capitals may open an item of its own ("A mounted
+        # board..." then "Reinforcement cards, twelve a side"); but a term's
+        # definition goes on: "Casualty: a model reduced to 0" then "Wounds
+        # and removed...", too long for the room left
+        return True
     x0, x1, _ = after.words[0]
     word = (x1 - x0) * ln.size / max(after.size, 1.0)
     return word + 0.25 * ln.size < edge - ln.x1

@@ -125,6 +125,11 @@ def _starts_block(
         # paragraph, and set them closer than a half line apart (the one
         # before may end in a quotation: '...gets N Drowned counters."')
         return True
+    if ln.label and _ends_sentence(prev.text, marks):
+        # a glossary's or a stat block's next entry, its term in bold
+        # ("Casualty: a model reduced to..."), set no further apart than the
+        # lines of one paragraph: read on, it was the last entry's words
+        return True
     if (
         prev.bold
         and not ln.bold
