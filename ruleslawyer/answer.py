@@ -527,11 +527,10 @@ def _cut_at_inch_mark(text: str, support: str) -> bool:
     number: "Both models are pushed 1", "Every model within 3" (which dropped
     "suffers two hits"). Rulebooks write inches so everywhere."""
     end = _ENDS_WITH_NUMBER.search(text)
-    return (
-        bool(end)
-        and re.search(rf"(?<![\d.]){re.escape(end.group(1))}\s?[\"\u201d\u2033]", support)
-        is not None
-    )
+    if end is None:
+        return False
+    inches = rf"(?<![\d.]){re.escape(end.group(1))}\s?[\"\u201d\u2033]"
+    return re.search(inches, support) is not None
 
 
 def ungrounded(text: str, support: str) -> str:
