@@ -446,7 +446,9 @@ def _with_page_breaks(section: _Section, unit: RuleUnit | None) -> RuleUnit | No
     page = unit.source.page
     for start, _, block_page in section.body:
         offset = start - unit.source.start
-        if block_page is not None and block_page != page and 0 < offset < len(unit.text):
+        # (at offset 0 too: a heading set alone at a page's foot, its text on
+        # the next page, where a quote of it is printed)
+        if block_page is not None and block_page != page and 0 <= offset < len(unit.text):
             breaks.append((offset, block_page))
             page = block_page
     if not breaks:

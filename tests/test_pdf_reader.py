@@ -278,6 +278,9 @@ def test_unit_page_is_the_page_of_its_heading(book: tuple[ParseResult, Book]) ->
     assert charging.text == (
         "A charging unit moves straight at its target and fights first in the next combat."
     )
+    # ...and a quote of it is cited on the page its text is printed on (a
+    # player turning to p. 3 found only the heading)
+    assert charging.page_of("fights first in the next combat") == 4
     # and a unit that starts on a page after a page break carries that page
     assert unit(result, "shooting").source.page == 4
     assert unit(result, "4.1").source.page == 5
