@@ -113,12 +113,6 @@ def is_yes_no(question: str) -> bool:
 
 def _asks_wh(clause: str) -> bool:
     """Does a clause ask a wh-question (not state a condition: "when it moves")?"""
-    # An auxiliary and its subject open a yes/no question, whatever it asks
-    # about ("Can I measure before I decide what to do?", "Does it matter how
-    # far it moved?"); asked of "you" ("can you tell me how far...") it asks
-    # for the how far.
-    if re.match(rf"{_AUX}\s+(?!you\b)", clause):
-        return False
     if re.search(r"\b(?:what|whats|what's|how|why)\b", clause[1:]):
         return True  # inside the clause: "my ship moves how far", "whats the least"
     if not re.match(rf"{_WH}\b", clause):
