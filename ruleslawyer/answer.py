@@ -518,7 +518,9 @@ def verify_explanation(
 GROUNDED_SHARE = 0.6
 # A number at the very end of the text, and the same number with an inch mark
 # in the quotes: 'pushed 1" apart'.
-_ENDS_WITH_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\W*$")
+# (at the very end: the string the inch mark closed ends at the digit; the full
+# stop an answer gets is added after, and "up to 6." was the model's own)
+_ENDS_WITH_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*$")
 
 
 def _cut_at_inch_mark(text: str, support: str) -> bool:

@@ -549,6 +549,10 @@ def test_an_explanation_cut_at_its_own_inch_mark_is_dropped() -> None:
     assert text == "" and "inch mark" in note
     whole = '{"answer": "On a tie, both models are pushed 1 inch apart.", "rule_id": "5.1.2"}'
     assert verify_explanation(whole, {"5.1.2": unit}, "answer", support)[0]
+    # the model's own full stop after a number: its sentence ended there
+    move = RuleUnit("3.1", "g", "Moving", 'A unit can move up to 6" in its activation.')
+    six_inches = '{"answer": "A unit can move up to 6.", "rule_id": "3.1"}'
+    assert verify_explanation(six_inches, {"3.1": move}, "answer", move.text)[0]
     # a number the rule does not write in inches ends a sentence as any word does
     count = RuleUnit("1.2", "g", "Dice", "A Posse rolls dice: the highest roll is 6.")
     six = '{"answer": "The highest roll on a die is 6", "rule_id": "1.2"}'

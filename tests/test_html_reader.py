@@ -2078,6 +2078,10 @@ def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is
         "an unclosed back-link holding the page": '<a href="index.html">Back to the index',
         "an empty href": '<p><a href="">Deep Strike</a></p>',
         "an in-page link": '<p><a href="#melee">Melee</a></p>',
+        "hidden keywords, read as the rules' (a pop-up)": (
+            '<p style="display:none">Keywords: <a href="inf.html">Infantry</a>, '
+            '<a href="core.html">Core</a>.</p>'
+        ),
     }
     for case, opening in kept.items():
         html = f"<html><body>{opening}{rules}</body></html>"

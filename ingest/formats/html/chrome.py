@@ -398,15 +398,16 @@ def _before_the_rules(root: Any) -> list[Any]:
             # before the box the rules are read from (the page's <title>: its
             # "Rules, v2" or "Ch. 3" is no text of the rules and must not stop this)
             break
-        if _hidden(string.parent):
-            continue
         link = string.find_parent("a")
         if link is None and ("," in string or _SENTENCE_STOP.search(string)):
             # terms listed ("Infantry, Core, Raider": a datasheet's keywords), or
-            # a linked sentence's full stop after its link
+            # a linked sentence's full stop after its link (hidden too: a
+            # keyword's pop-up is read as rules, see ``_hidden``)
             return []
         if not _WORD.search(string):
             continue  # a string of signs between links ("»", "/", "|")
+        if _hidden(string.parent):
+            continue
         href = str(link.get("href") or "").strip() if link is not None else ""
         if (
             not href
