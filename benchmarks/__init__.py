@@ -10,4 +10,5 @@ python -m benchmarks report [--no-llm]           answer quality on every split
 python -m benchmarks contention                  two answering processes sharing the CPU
 python -m benchmarks answer                      answer latency only (warm, dev set)
 python -m benchmarks embedder --path DIR         would a second, bigger embedder help?
+python -m benchmarks followups                   the page's follow-up detection on a labelled set
 """

@@ -16,6 +16,7 @@ COMMANDS = {
     "contention": "benchmarks.contention",
     "embedder": "benchmarks.embedder",
     "relevance": "benchmarks.relevance",
+    "followups": "benchmarks.followups",
 }
 
 

@@ -510,10 +510,11 @@ class RulesService:
             return self._retriever
 
     def names_a_rule(self, text: str) -> bool:
-        """Does ``text`` name one of the loaded rules, by number or by name (what
-        the exact lookup finds)? The page asks it of a short message: "Deep
-        Strike?" asks about that rule, "how far?" about the previous question."""
-        return bool(self.retriever().exact.match(text))
+        """Is ``text`` nothing but the name or number of one of the loaded rules
+        (what the exact lookup finds)? The page asks it of a short message:
+        "Deep Strike?" asks about that rule; "how far?", or "with a pistol?"
+        where a rule is named Pistol, about the previous question."""
+        return any(m.whole or m.number for m in self.retriever().exact.match(text))
 
     def search(
         self, query: str, game: str | None = None, *, k: int | None = None, **kwargs: Any

@@ -256,3 +256,17 @@ def test_corpus_quotes_are_in_their_rules(dataset: str, game: str, files: str | 
         assert item.expected_rules, item.id
         quote = normalize_for_match(item.seed_quote)
         assert any(quote in by_id.get(r, "") for r in item.expected_rules), item.id
+
+
+def test_the_follow_up_set_is_two_like_halves() -> None:
+    """``benchmarks followups`` chooses on the first half and reports the second:
+    both hold 120 labelled pairs, half of them follow-ups."""
+    rows = [
+        json.loads(line)
+        for line in (REPO / "evals" / "followups" / "followups.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    assert len({r["id"] for r in rows}) == len(rows) == 240
+    assert all(isinstance(r["follow_up"], bool) and r["previous"] and r["message"] for r in rows)
+    for half in (rows[:120], rows[120:]):
+        assert sum(r["follow_up"] for r in half) == 60

@@ -354,6 +354,14 @@ PREV = "Can a battle-shocked unit start an action?"
         "Can I charge them?",
         "How far can it move?",
         "how far?",
+        # a pronoun after a preposition points back whatever came before it
+        "What's the range on it?",
+        "Is there an exception for them?",
+        "does 13.4 change that?",  # a rule number is no subject
+        "Do punts ignore it?",  # "it" stands for no plural
+        "can heroes do them too?",
+        "how many can I use per phase?",
+        "even the invisible ones??",
     ],
 )
 def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
@@ -379,6 +387,14 @@ def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
         "Can gunboats fire after they ram?",
         "Does the Skald lose its rage?",
         "Is it true that riders dismount in woods?",
+        # a clause's own subject, a negated auxiliary, a relative "that"
+        "When units charge, do they get +1 attack?",
+        "Why can't units shoot after they advance?",
+        "What happens to models that flee?",
+        "is it allowed to measure before moving?",
+        # short, and asking what something is or for its rules
+        "what's trample",
+        "Overwatch rules",
     ],
 )
 def test_standalone_questions_are_left_alone(msg: str) -> None:
@@ -407,6 +423,9 @@ def test_chat_asks_the_index_whether_a_short_message_names_a_rule(handlers: Any)
     assert "Searched for:" not in content(own[0]) and own[2] == "Redeploy?"
     followed = list(handlers.chat("how far?", first[0], "auto", False, first[2]))[-1]
     assert f"Searched for: {PREV} how far?" in content(followed[0])
+    # a rule's name inside a fragment is not the fragment naming a rule
+    inside = list(handlers.chat("after a Redeploy?", first[0], "auto", False, first[2]))[-1]
+    assert f"Searched for: {PREV} after a Redeploy?" in content(inside[0])
 
 
 def test_no_follow_up_without_a_previous_question() -> None:

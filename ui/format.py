@@ -416,9 +416,9 @@ _FOLLOW_UP_OPENERS = (
     "or ",
 )
 # ("one" as a pronoun, "what about one with a shield?"; not the number of
-# "cast twice in one activation")
+# "cast twice in one activation"; "ones": "even the invisible ones??")
 _PRONOUNS = re.compile(
-    r"\b(?:it|its|that|they|them|their|this|those|these|he|she)\b"
+    r"\b(?:it|its|that|thats|they|theyre|them|their|this|those|these|he|she|ones)\b"
     r"|\bone\b(?=\s+(?:with|that|who|which|of|in|on|if)\b|\s*[?.!,]|\s*$)",
     re.I,
 )
@@ -430,49 +430,99 @@ _RULE_REF = re.compile(r"\d{1,2}\.\d{1,2}|\[[A-Z][A-Z -]+(?: \d+\+?)?\]")
 _EXPLETIVE_IT = re.compile(
     r"\bit\s+(?:costs?|takes?)\b(?:\s+\w+){0,3}?\s+to\s+\w+"
     r"|\b(?:is|it's|would)\s+(?:it\s+)?(?:be\s+)?(?:even\s+)?"
-    r"(?:possible|impossible|legal|illegal|ok|okay|fine|necessary)\s+to\s+\w+"
+    r"(?:possible|impossible|legal|illegal|ok|okay|fine|necessary|allowed|permitted)\s+to\s+\w+"
     r"|\bis\s+it\s+true(?:\s+that)?\b",
     re.I,
 )
+# Asked like the last one: "can heroes do them too?", "monsters as well?"
+_LIKE_THE_LAST = re.compile(r"\b(?:too|as well|either)\W*$", re.I)
+# How many of what: "how many can I use per phase?"
+_ELLIPTICAL = re.compile(
+    r"^how\s+(?:many|much)\s+(?:can|could|do|does|did|is|are|may|must|should|will|would)\b", re.I
+)
+# A short question that names what it asks about: "what's trample", "what is a
+# Warlord?", "Overwatch rules", "rules for terrain"
+_ASKS_WHAT = re.compile(
+    r"^(?:what|who)(?:'s|s|\s+is|\s+are)\s+(?:(?:a|an|the)\s+)?(?!it\b|that\b|this\b|those\b|these\b|they\b|them\b)[^\W\d_]",
+    re.I,
+)
+_ASKS_FOR_RULES = re.compile(r"\brules?\W*$|^rules?\s+(?:for|on|about|of)\b", re.I)
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Whether a question names what it asks about is told by English grammar, not by
-# a list of one game's nouns (a hand-written one knew only the seeds' "warjacks"
-# and "stratagems"): a noun after a determiner ("a unit", "my warcaster") or in a
-# question's subject place ("can units ...") before the first pronoun is the
-# pronoun's own subject. "Can it shoot?", "Can I charge them?" and "Do I get
-# cover against it?" name nothing before their pronoun, so they ask about the
-# previous question's subject.
+# Whether a question names what its pronoun stands for is told by English
+# grammar, not by a list of one game's nouns (a hand-written one knew only the
+# seeds' "warjacks" and "stratagems"): a noun after a determiner ("a unit", "my
+# warcaster"), in a question's subject place ("can units ..."), or opening a
+# clause ("when units charge, do they ...") before the first pronoun is what it
+# stands for, "it" a singular one ("Do punts ignore it?" asks about the last
+# rule). A pronoun after a preposition ("the range on it", "an exception for
+# them") points back whatever came before it. "Can it shoot?", "Can I charge
+# them?" name nothing before their pronoun: they ask about the previous
+# question's subject. Chosen on the first half of a labelled set of follow-ups
+# (``python -m benchmarks followups``), reported on the second.
 _AUXILIARIES = _words(
-    "can could may might must shall should will would do does did is are was were am has have had"
+    "can could may might must shall should will would do does did is are was were am has have "
+    "had can't cant cannot couldn't don't dont doesn't doesnt didn't didnt isn't isnt aren't "
+    "arent won't wont wouldn't shouldn't mustn't wasn't weren't hasn't haven't"
 )
 _DETERMINERS = _words("a an the my your our each every any another some all both either neither no")
+_OPENS_CLAUSE = _words(
+    "when whenever if after before while once until unless because since as though although"
+)
+_PREPOSITIONS = _words(
+    "on for to with at against of from by about in into onto near through over under behind "
+    "without within toward towards"
+)
 _FUNCTION_WORDS = (
     _AUXILIARIES
     | _DETERMINERS
+    | _OPENS_CLAUSE
+    | _PREPOSITIONS
     | _words(
-        "what when where which who whom whose why how many much far long often if and or but "
-        "so then also even still just only not never after before while during in on at to "
-        "for with without from of by into onto against about i you we me us there be been "
-        "being get gets"
+        "what which who whom whose why how where many much far long often and or but so then "
+        "also even still just only not never i you we me us there be been being get gets ok "
+        "okay hmm yeah"
     )
 )
-_WORD_OF_QUESTION = re.compile(r"[\w\[\]][\w\[\]'+\-]*")
+_WORD_OF_QUESTION = re.compile(r"[\w\[\]][\w\[\]'+.\-]*[\w\]]|[\w\[\]]")
 
 
-def _names_its_subject(before: str) -> bool:
-    """Does the text before a question's first pronoun name a subject for it?"""
+def _names_its_subject(before: str, pronoun: str) -> bool:
+    """Does the text before a question's first pronoun name what it stands for?"""
     words = _WORD_OF_QUESTION.findall(before.lower())
-    return any(
-        word not in _FUNCTION_WORDS
-        and (words[i - 1] in _DETERMINERS or words[i - 1] in _AUXILIARIES)
-        for i, word in enumerate(words)
-        if i > 0
-    )
+    if words and words[-1] in _PREPOSITIONS:
+        return False  # "the range on it": it points back
+    first_aux = next((i for i, w in enumerate(words) if w in _AUXILIARIES), None)
+    for i, word in enumerate(words):
+        if word in _FUNCTION_WORDS or not word[:1].isalpha():
+            continue  # (a rule number names no subject: "does 13.4 change that?")
+        before_it = words[i - 1] if i else ""
+        subject = (
+            before_it in _DETERMINERS
+            or before_it in _OPENS_CLAUSE
+            or (i - 1 == first_aux and "who" not in words[: i - 1])
+        )
+        plural = word.endswith("s") and not word.endswith(("ss", "us", "is"))
+        if subject and not (pronoun in ("it", "its") and plural):
+            return True
+    return False
+
+
+def _referring_pronoun(text: str) -> re.Match[str] | None:
+    """The first pronoun of ``text`` that may point back: "that" or "which" just
+    after a noun opens a clause about it ("models that flee"), and is none."""
+    for m in _PRONOUNS.finditer(text):
+        if m.group(0) == "that" and re.match(r"\s*\w", text[m.end() :]):
+            # (at the end it points back: "does 13.4 change that?")
+            before = _WORD_OF_QUESTION.findall(text[: m.start()])
+            if before and before[-1] not in _FUNCTION_WORDS and before[-1][:1].isalpha():
+                continue
+        return m
+    return None
 
 
 def is_follow_up(
@@ -480,28 +530,36 @@ def is_follow_up(
 ) -> bool:
     """Whether ``message`` only makes sense after ``previous`` (a short follow-up).
 
-    ``names_a_rule`` says whether a short message names one of the loaded
-    rules ("Deep Strike?", "cover rules?"): such a message asks about that rule,
+    ``names_a_rule`` says whether a short message is the name or number of one
+    of the loaded rules ("Deep Strike?"): such a message asks about that rule,
     not about the previous question. Without it, a message of three words or
-    fewer, with no rule number, is taken as a follow-up."""
+    fewer, with no rule number and not asking what something is ("what's
+    trample"), is taken as a follow-up."""
     if not previous or not previous.strip():
         return False
-    text = " ".join(message.split())
+    text = " ".join(message.replace("\u2019", "'").split())
     low = text.lower()
     words = low.split()
     if not words:
         return False
-    if _RULE_REF.search(text) and len(words) > 4:
-        return False  # names its own rule: a question of its own
     if any(low.startswith(o) for o in _FOLLOW_UP_OPENERS) and len(words) <= 14:
         return True
-    if _RULE_REF.search(text):
-        return False
-    if len(words) <= 8:
-        pronoun = _PRONOUNS.search(_EXPLETIVE_IT.sub(" ", low))
+    plain = _EXPLETIVE_IT.sub(" ", low)
+    if len(words) <= 12 and (
+        _LIKE_THE_LAST.search(low) or (_ELLIPTICAL.match(low) and plain == low)
+    ):
+        return True
+    if len(words) <= 12:
+        pronoun = _referring_pronoun(plain)
         if pronoun is not None:
-            return not _names_its_subject(_EXPLETIVE_IT.sub(" ", low)[: pronoun.start()])
-    return len(words) <= 3 and not (names_a_rule is not None and names_a_rule(text))
+            if pronoun.group(0) in ("one", "ones"):
+                return True  # "the invisible ones": ones of what the last asked about
+            return not _names_its_subject(plain[: pronoun.start()], pronoun.group(0))
+    if _RULE_REF.search(text):
+        return False  # names its own rule: a question of its own
+    if len(words) > 3 or _ASKS_WHAT.match(low) or _ASKS_FOR_RULES.search(low):
+        return False
+    return not (names_a_rule is not None and names_a_rule(text))
 
 
 def rewrite_query(
