@@ -317,8 +317,16 @@ def negated(question: str) -> bool:
 
 # A clause that narrows a question to a time or a case: "...in the turn after it
 # charged?", "...if it is Heavy?". English, in any game's questions.
+# ("once" and "since" only opening a clause: "more than once per phase" and
+# "since the start of the game" narrow nothing. A relative clause is not
+# counted: "a banner that was dropped" is "a dropped banner", and counting it
+# lost that right badge on *faq2*, where it was tried; so "Can a unit shoot if
+# it Advanced?" gets no badge from "Can a unit that Advanced shoot?")
 _NARROWS = re.compile(
-    r"\b(?:if|when|whenever|while|after|before|unless|until|during|once|except|since)\b", re.I
+    r"\b(?:if|when|whenever|while|after|before|unless|until|during|except)\b"
+    r"|\bonce\s+(?:it|they|he|she|you|i|we|a|an|the|my|your|its|their|this|that)\b"
+    r"|\bsince\s+(?:it|they|he|she|you|i|we)\b",
+    re.I,
 )
 
 

@@ -22,7 +22,7 @@ from ruleslawyer.evidence import (
 from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
 from ruleslawyer.records import Hit, RuleUnit, SearchResult, Source
-from ruleslawyer.verdict import Calibration, decide, faq_answer, is_yes_no
+from ruleslawyer.verdict import Calibration, decide, faq_answer, is_yes_no, narrowed
 
 
 def check_citations(service, answer) -> None:  # type: ignore[no-untyped-def]
@@ -986,6 +986,10 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
         "Can a Leader join another unit if it is wounded?",
     ):
         assert answerer.faq_similarity(narrowed_to, Evidence(unit, 0, len(text), 1.0)) is None
+    # ... but "once" or "since" as a count or a preposition narrows nothing
+    assert narrowed("Does it last once it has moved?") and narrowed("...since it charged?")
+    assert not narrowed("Can a model fight more than once per phase?")
+    assert not narrowed("Has it counted since the start of the game?")
     after = replace(unit, title="Can a Leader join another unit after deployment?")
     assert answerer.faq_similarity(asked, Evidence(after, 0, len(text), 1.0)) is None
     # ... the same words with the roles swapped; a name said another way is not
