@@ -395,6 +395,11 @@ def test_follow_ups_are_detected_and_rewritten(msg: str) -> None:
         # short, and asking what something is or for its rules
         "what's trample",
         "Overwatch rules",
+        # a player's page test: "how much does" with its own subject, and a
+        # possessive after a preposition whose noun is in the question
+        "How much does cover add to my save?",
+        "how much does difficult terrain slow me down",
+        "Can an engaged unit shoot with its pistols?",
     ],
 )
 def test_standalone_questions_are_left_alone(msg: str) -> None:

@@ -438,7 +438,9 @@ _EXPLETIVE_IT = re.compile(
 _LIKE_THE_LAST = re.compile(r"\b(?:too|as well|either)\W*$", re.I)
 # How many of what: "how many can I use per phase?"
 _ELLIPTICAL = re.compile(
-    r"^how\s+(?:many|much)\s+(?:can|could|do|does|did|is|are|may|must|should|will|would)\b", re.I
+    r"^how\s+(?:many|much)\s+(?:can|could|do|does|did|is|are|may|must|should|will|would)"
+    r"\s+(?:i|we|you|they|he|she)\b",
+    re.I,
 )
 # A short question that names what it asks about: "what's trample", "what is a
 # Warlord?", "Overwatch rules", "rules for terrain"
@@ -494,8 +496,8 @@ _WORD_OF_QUESTION = re.compile(r"[\w\[\]][\w\[\]'+.\-]*[\w\]]|[\w\[\]]")
 def _names_its_subject(before: str, pronoun: str) -> bool:
     """Does the text before a question's first pronoun name what it stands for?"""
     words = _WORD_OF_QUESTION.findall(before.lower())
-    if words and words[-1] in _PREPOSITIONS:
-        return False  # "the range on it": it points back
+    if words and words[-1] in _PREPOSITIONS and pronoun not in ("its", "their"):
+        return False  # "the range on it": it points back ("with its pistols" may not)
     first_aux = next((i for i, w in enumerate(words) if w in _AUXILIARIES), None)
     for i, word in enumerate(words):
         if word in _FUNCTION_WORDS or not word[:1].isalpha():
