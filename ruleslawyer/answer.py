@@ -64,6 +64,7 @@ from ruleslawyer.verdict import (
     negated,
     probability_yes,
     roles_swapped,
+    word_swapped,
 )
 
 # Beside the prompt templates, in the installed package as in a checkout.
@@ -335,6 +336,7 @@ class Answerer:
                 or negated(question) != negated(found[0])
                 or narrowed(question) != narrowed(found[0])
                 or roles_swapped(question, found[0], tokenize)
+                or word_swapped(question, found[0], tokenize)
             )
         ):
             return None

@@ -336,6 +336,25 @@ def narrowed(question: str) -> bool:
     return _NARROWS.search(question) is not None
 
 
+def word_swapped(question: str, asked: str, words: Callable[[str], list[str]]) -> bool:
+    """Does each of ``question`` and ``asked`` have a word the other lacks (``words``
+    gives a text's words as the search compares them)? "Can a unit shoot twice
+    in one activation?" is "Can a unit Move twice in one activation?" with its
+    verb swapped, and the answer turns on that verb; words most rules use
+    ("shoot", "move") slip past the conditions check."""
+    light = set(words(_LIGHT_VERBS))
+    mine, theirs = set(words(question)) - light, set(words(asked)) - light
+    return bool(mine - theirs) and bool(theirs - mine)
+
+
+# Auxiliaries and light verbs, in the forms a stemmer does not join ("after it
+# has made a scout move" asks what "after making a scout move" asks)
+_LIGHT_VERBS = (
+    "has have had having is are was were be been being get gets got getting make makes "
+    "made making take takes took taken taking go goes went gone going done doing"
+)
+
+
 def roles_swapped(question: str, asked: str, words: Callable[[str], list[str]]) -> bool:
     """Do ``question`` and ``asked`` put two words they share the other way
     round, across a third (``words`` gives a text's words as the search compares

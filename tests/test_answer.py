@@ -22,7 +22,15 @@ from ruleslawyer.evidence import (
 from ruleslawyer.ingest.embed import HashEmbedder
 from ruleslawyer.llm.fake import FakeLLM
 from ruleslawyer.records import Hit, RuleUnit, SearchResult, Source
-from ruleslawyer.verdict import Calibration, decide, faq_answer, is_yes_no, narrowed
+from ruleslawyer.retrieval.tokens import tokenize
+from ruleslawyer.verdict import (
+    Calibration,
+    decide,
+    faq_answer,
+    is_yes_no,
+    narrowed,
+    word_swapped,
+)
 
 
 def check_citations(service, answer) -> None:  # type: ignore[no-untyped-def]
@@ -986,6 +994,19 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
         "Can a Leader join another unit if it is wounded?",
     ):
         assert answerer.faq_similarity(narrowed_to, Evidence(unit, 0, len(text), 1.0)) is None
+    # ... a word the answer turns on swapped for another most rules use (a
+    # player's page test: "shoot twice" got the YES of "Move twice")
+    twice = replace(unit, title="Can a unit Move twice in one activation?", text="Yes. Move is.")
+    shoot = "Can a unit shoot twice in one activation?"
+    assert answerer.faq_similarity(shoot, Evidence(twice, 0, 4, 1.0)) is None
+    moved = "Can a unit move twice in one activation?"
+    assert answerer.faq_similarity(moved, Evidence(twice, 0, 4, 1.0)) is not None
+    # (an auxiliary or a light verb's other form is no other word)
+    assert not word_swapped(
+        "Can a unit embark after it has made a scout move?",
+        "Can a unit embark after making a scout move?",
+        tokenize,
+    )
     # ... but "once" or "since" as a count or a preposition narrows nothing
     assert narrowed("Does it last once it has moved?") and narrowed("...since it charged?")
     assert not narrowed("Can a model fight more than once per phase?")
