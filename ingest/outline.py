@@ -258,6 +258,18 @@ def build_units(
             current.body.append((start + skip, end, block.page))
         elif block.text.strip():
             current.body.append((start, end, block.page))
+    history = _changelog(sections)
+    if history:
+        versions = [
+            s.title
+            for s in sections
+            if id(s) in history
+            and len(s.path) == min(len(h.path) for h in sections if id(h) in history)
+        ]
+        result.warnings.append(
+            f"{file}: {len(versions)} changelog entries ({', '.join(versions[:3])}"
+            f"{', ...' if len(versions) > 3 else ''}) kept for `rules show`, not quoted in answers"
+        )
     used: dict[str, int] = {}
     for section in [front, *sections]:
         if not section.body:
@@ -288,7 +300,7 @@ def build_units(
                 span=(section.body[0][0], section.body[-1][1]),
                 file=file,
                 parent=front.title if section.untitled else " > ".join(section.path[:-1]),
-                kind="rule",
+                kind="changelog" if id(section) in history else "rule",
                 title_source=source,
                 page=section.page if section.page is not None else section.body[0][2],
                 number=section.bare,
@@ -435,6 +447,42 @@ def _number_key(number: str) -> tuple[tuple[int, str], ...]:
         digits = part.rstrip("abcdefghijklmnopqrstuvwxyz")
         parts.append((int(digits or 0), part[len(digits) :]))
     return tuple(parts)
+
+
+# A heading that is a version: "1.2", "v1.1.3", "Version 2.0 (March 2024)",
+# "[1.2.0] - 2024-01-01"
+_VERSION = re.compile(
+    r"^\[?(?:v|version|release|rev\.?|revision)?\s*(\d+(?:\.\d+)+)\]?"
+    r"(?:\s*(?:[-\u2013\u2014:(,]|\d{4}|\w+\s+\d{4}).*)?$",
+    re.I,
+)
+
+
+def _changelog(sections: list[_Section]) -> set[int]:
+    """The sections (by ``id``) that are a changelog's entries: two or more
+    headings side by side under one parent that are nothing but versions,
+    newest first ("1.2", "1.1.3", "1.1"), with what lies under them. A
+    changelog's "Charge distance is 2D6 inches" is the old rule: quoted, it
+    answered "What is the charge distance?" with the rule the book replaced.
+    A rulebook numbers its sections upwards, and titles them."""
+    siblings: dict[tuple[int, tuple[str, ...]], list[tuple[_Section, tuple[int, ...]]]] = {}
+    for section in sections:
+        m = _VERSION.match(section.title) if not section.number else None
+        if m:
+            key = (section.level, section.path[:-1])
+            siblings.setdefault(key, []).append(
+                (section, tuple(int(x) for x in m.group(1).split(".")))
+            )
+    entries: list[_Section] = []
+    for run in siblings.values():
+        versions = [v for _, v in run]
+        if len(run) >= 2 and all(a > b for a, b in itertools.pairwise(versions)):
+            entries += [s for s, _ in run]
+    history = {id(s) for s in entries}
+    for section in sections:  # what lies under an entry ("### Fixed")
+        if any(section.path[: len(e.path)] == e.path and section is not e for e in entries):
+            history.add(id(section))
+    return history
 
 
 def _with_page_breaks(section: _Section, unit: RuleUnit | None) -> RuleUnit | None:

@@ -167,6 +167,9 @@ class HybridRetriever:
         self.sentences = SentenceVectors(embedder)
         self.tuning = tuning or Tuning.load()
         self.games = np.array([u.game for u in self.units])
+        # A changelog's entries state rules the book has replaced: looked up by
+        # name or shown, never found by a question's words or meaning
+        self._current = np.array([u.kind != "changelog" for u in self.units], dtype=bool)
         self.detector = GameDetector(self.units, index.games())
         self.game_names = sorted(set(self.games.tolist()))
         self._game_rows = {g: np.flatnonzero(self.games == g) for g in self.game_names}
@@ -425,7 +428,12 @@ class HybridRetriever:
         for name, scores, weight in (("dense", sig.dense, t.w_dense), ("bm25", sig.bm25, t.w_bm25)):
             if scores is None or weight <= 0:
                 continue
-            cand = np.flatnonzero(mask & (scores > 0)) if name == "bm25" else np.flatnonzero(mask)
+            searched = mask & self._current
+            cand = (
+                np.flatnonzero(searched & (scores > 0))
+                if name == "bm25"
+                else np.flatnonzero(searched)
+            )
             order = cand[np.argsort(-scores[cand], kind="stable")[:50]].tolist()
             for rank, i in enumerate(order):
                 fused[i] += weight / (t.rrf_k + rank + 1)

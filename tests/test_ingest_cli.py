@@ -200,6 +200,44 @@ def test_show_a_term_finds_its_definition_not_every_value_labelled_so(
     assert code == 0 and shown_rules(out, "guns") == ["guns weapons/glossary Glossary"]
 
 
+def test_a_changelog_is_kept_for_show_and_never_quoted_as_the_rule(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """A rules repository's changelog ("## 1.2", "## 1.1" newest first, over
+    bullets stating old rules) answered "What is the charge distance?" with the
+    rule the book had replaced. Its entries stay for `rules show`; a question
+    never finds them. Headings numbered upwards are a rulebook's, as before."""
+    add_markdown(
+        cli_run,
+        data_dir,
+        tmp_path / "rules.md",
+        "# Rules\n\n## Charging\n\nA charging unit moves D6+6 inches towards its target.\n\n"
+        "# Changelog\n\n## 1.2\n\n- Charge distance is now D6+6 inches.\n\n"
+        "## 1.1\n\n- Charge distance is 2D6 inches. A charging unit moves 2D6 inches.\n",
+        "rust",
+    )
+    code, out, _ = cli_run("rules", "list", "--game", "rust", "--json", data_dir=data_dir)
+    kinds = {r["rule_id"]: r["kind"] for r in json.loads(out)}
+    assert kinds == {
+        "rules/charging": "rule",
+        "changelog/1-2": "changelog",
+        "changelog/1-1": "changelog",
+    }
+    code, out, _ = cli_run(
+        "search", "How far does a charging unit move? 2D6 inches", "--game", "rust", "--json",
+        data_dir=data_dir,
+    )  # fmt: skip
+    assert code == 0
+    found = [r["rule_id"] for r in json.loads(out)["results"]]
+    assert found == ["rules/charging"], found
+    code, out, _ = cli_run("rules", "show", "changelog/1-1", "--game", "rust", data_dir=data_dir)
+    assert code == 0 and "2D6 inches" in out
+    numbered = "# Rules\n\n## 1.1\n\nUnits move.\n\n## 1.2\n\nUnits shoot.\n"
+    from ruleslawyer.ingest.pipeline import parse_file
+
+    assert {u.kind for u in parse_file("r.md", numbered.encode(), game="g").units} == {"rule"}
+
+
 def test_show_by_name_and_title(cli_run: Run, data_dir: Path) -> None:
     code, out, _ = cli_run("rules", "show", "redeploy", data_dir=data_dir)
     assert code == 0 and out.startswith("aos Redeploy")
