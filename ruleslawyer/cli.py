@@ -198,7 +198,10 @@ def ingest(
 
 @cli.command()
 @click.argument("files", nargs=-1)
-@click.option("--game", help="Remove every rulebook added for this game.")
+@click.option(
+    "--game",
+    help="Remove every rulebook added for this game; with FILES, only those (of this game).",
+)
 @pass_ctx
 def remove(ctx: Context, files: tuple[str, ...], game: str | None) -> None:
     """Remove added rulebooks (FILES, by the names `ruleslawyer games` lists) from

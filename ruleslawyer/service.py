@@ -245,8 +245,9 @@ class RulesService:
         game: str | None = None,
         progress: Callable[[str, int, int], None] | None = None,
     ) -> tuple[list[str], IngestReport]:
-        """Take added rulebooks out of the library, by file name or all of ``game``'s,
-        and rebuild the index without them: (the files removed, the ingest report).
+        """Take added rulebooks out of the library, by file name (of ``game``, when
+        both are given) or all of ``game``'s, and rebuild the index without
+        them: (the files removed, the ingest report).
 
         Only the library's files can go; the seed rulebooks ship with
         ruleslawyer. The index is rebuilt from the remaining rulebooks first,
@@ -273,7 +274,15 @@ class RulesService:
                 of_game = [b.file for b in added if b.game == game]
                 if not of_game:
                     raise InputError(f"{game}: no added rulebooks of that game")
-                wanted += [f for f in of_game if f not in wanted]
+                # With files named, the game narrows, as it does everywhere else:
+                # "remove v2.docx --game market" took market's other books too.
+                others = [f for f in wanted if f not in of_game]
+                if others:
+                    raise InputError(
+                        f"{others[0]}: not a rulebook of {game} (its rulebooks: {', '.join(of_game)})"
+                    )
+                if not wanted:
+                    wanted = of_game
             if not wanted:
                 raise InputError("say which rulebooks to remove: file names, or --game")
             keep = [b for b in catalog.rulebooks if b.file not in wanted]

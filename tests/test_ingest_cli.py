@@ -389,6 +389,25 @@ def test_remove_takes_an_added_rulebook_out(cli_run: Run, data_dir: Path, tmp_pa
     assert code == 0 and json.loads(out)["up_to_date"] is True
 
 
+def test_remove_a_file_of_a_game_takes_only_that_file(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """`remove v2.docx --game market` took the game's other rulebook too: with
+    files named, --game narrows to them, as it does everywhere else."""
+    add_markdown(cli_run, data_dir, tmp_path / "one.md", "# Move\n\nUnits move 6.\n", "market")
+    add_markdown(cli_run, data_dir, tmp_path / "two.md", "# Shoot\n\nUnits shoot.\n", "market")
+    add_markdown(cli_run, data_dir, tmp_path / "three.md", "# Dig\n\nUnits dig.\n", "keep")
+    code, out, err = cli_run("remove", "two.md", "--game", "market", data_dir=data_dir)
+    assert code == 0 and out.startswith("Removed two.md."), err
+    books = read_manifest(data_dir / "rulebooks", "library").rulebooks
+    assert [b.file for b in books] == ["one.md", "three.md"]
+    # a file the game does not hold: refused, nothing goes
+    code, _, err = cli_run("remove", "one.md", "--game", "keep", data_dir=data_dir)
+    assert code == 1 and one_error_line(err).startswith("Error: one.md: not a rulebook of keep")
+    books = read_manifest(data_dir / "rulebooks", "library").rulebooks
+    assert [b.file for b in books] == ["one.md", "three.md"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
