@@ -152,6 +152,8 @@ REFUSED: list[tuple[str, str, Callable[[], bytes], str]] = [
     ("not-a-pdf", "fake.pdf", lambda: SMALL_BOOK.encode() * 3, r"not a PDF"),
     ("empty-html", "empty.html", (FIXTURES / "html" / "empty.html").read_bytes, r"no text"),
     ("legacy-doc", "old.docx", legacy_doc, r"legacy Word \.doc or a password"),
+    # named .doc, as it is: the same message, not the text reader's "binary file"
+    ("legacy-doc-named-so", "old.doc", legacy_doc, r"legacy Word \.doc.*save it as \.docx"),
     ("truncated-docx", "half.docx", truncated_docx, r"not a readable Word document.*complete"),
     ("zip-not-docx", "parts.docx", zip_without_document, r"not a Word document"),
     ("empty-docx", "blank.docx", lambda: docx(para("   ")), r"no text in the document"),

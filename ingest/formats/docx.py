@@ -821,7 +821,9 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
 
 FORMAT = Format(
     name="docx",
-    extensions=(".docx",),
+    # (".doc": a legacy binary one is told to be saved as .docx; a .docx renamed
+    # .doc is read as what it is)
+    extensions=(".docx", ".doc"),
     read=read,
     sniff=sniff,
     binary=True,
