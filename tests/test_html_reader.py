@@ -2088,3 +2088,27 @@ def test_links_alone_before_the_first_heading_are_dropped_and_an_opening_line_is
         result = parse_file("p.html", html.encode(), game="g")
         assert "links before the rules' first heading" not in result.dropped, case
         assert len(result.units) == 2, case
+
+
+def test_a_word_web_pages_header_footer_and_contents_go_by_words_own_marks() -> None:
+    """Word's "Save as Web Page" with its header and footer inline: the header
+    was the first rule, the footer the last rule's end, and the contents line
+    "3.5 Hand Limit." answered "What is the hand limit?"."""
+    page = """<html><body><div class=WordSection1>
+<div style='mso-element:header' id=h1><p class=MsoHeader>Lantern Market - Rulebook v2.3 - DRAFT</p></div>
+<p class=MsoTitle>Lantern Market</p>
+<p class=MsoTocHeading>Contents</p>
+<p class=MsoToc1><a href="#_Toc1">3 Turn<span style='display:none'>3</span></a></p>
+<p class=MsoToc2><a href="#_Toc2">3.5 Hand Limit.<span style='display:none'>4</span></a></p>
+<h1><a name="_Toc1"></a>3 Turn</h1>
+<h2><a name="_Toc2"></a>3.5 Hand Limit</h2>
+<p class=MsoNormal>At the end of your turn you may hold at most 7 goods cards.<o:p></o:p></p>
+<div style='mso-element:footer' id=f1><p class=MsoFooter>(c) 2026 Brasswick Games - Page 1</p></div>
+</div></body></html>"""
+    result = parse_file("market.htm", page.encode(), game="g")
+    text = "\n".join(u.text for u in result.units)
+    assert "Hand Limit." not in text and "DRAFT" not in text and "Brasswick" not in text, text
+    assert result.units[-1].rule_id == "3.5"
+    assert result.units[-1].text == "At the end of your turn you may hold at most 7 goods cards."
+    assert result.dropped["table of contents lines"] == 3
+    assert result.dropped["running headers and footers"] == 2

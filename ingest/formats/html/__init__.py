@@ -102,6 +102,7 @@ from ruleslawyer.ingest.formats.html.chrome import (
     _is_permalink,
     _notion_icons,
     _script_controls,
+    _word_furniture,
 )
 from ruleslawyer.ingest.formats.html.contents import _drop_contents
 from ruleslawyer.ingest.formats.html.elements import (
@@ -163,6 +164,11 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
+    headers, toc = _word_furniture(soup)
+    if headers:
+        outline.dropped["running headers and footers"] += headers
+    if toc:
+        outline.dropped["table of contents lines"] += toc
     # before links to places on the page go: a tab may be one
     tab_rows = label_tab_panels(soup)
     if tab_rows:

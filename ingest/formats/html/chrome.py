@@ -613,3 +613,27 @@ def _bylines(soup: Any) -> int:
             box.decompose()
             dropped += 1
     return dropped
+
+
+# Word's "Save as Web Page" marks its page header and footer with a style
+# (mso-element:header, :footer) and its contents with the styles it writes
+# them in (MsoToc1-9, and "TOC Heading")
+_WORD_PAGE_PART = re.compile(r"mso-element\s*:\s*(?:header|footer)\b", re.I)
+_WORD_CONTENTS = re.compile(r"^MsoToc(?:\d|Heading)$", re.I)
+
+
+def _word_furniture(soup: Any) -> tuple[int, int]:
+    """Drop a Word web page's own header and footer boxes and its contents
+    lines, by Word's own marks, which no other page writes: (boxes, lines).
+    Kept inline, the header read as the first rule ("Rulebook v2.3 - DRAFT"),
+    the footer ("(c) 2026 Brasswick Games - Page 1") as the last rule's end,
+    and the contents ("3.5 Hand Limit.") answered "What is the hand limit?"."""
+    boxes = [t for t in soup.find_all(style=_WORD_PAGE_PART) if t.name in ("div", "p")]
+    for box in boxes:
+        box.decompose()
+    lines = [
+        t for t in soup.find_all(["p", "div", "li"], class_=_WORD_CONTENTS) if not t.decomposed
+    ]
+    for line in lines:
+        line.decompose()
+    return len(boxes), len(lines)
