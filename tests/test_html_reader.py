@@ -2112,3 +2112,21 @@ def test_a_word_web_pages_header_footer_and_contents_go_by_words_own_marks() -> 
     assert result.units[-1].text == "At the end of your turn you may hold at most 7 goods cards."
     assert result.dropped["table of contents lines"] == 3
     assert result.dropped["running headers and footers"] == 2
+
+
+def test_a_word_web_pages_outline_level_makes_a_heading() -> None:
+    """A heading Word's web page sets as a bold paragraph with its outline level
+    (mso-outline-level) was missed among bold headings the page finds by look,
+    and an appendix's clarifications were cited as the last variant's rule."""
+    page = """<html><body>
+<p class=MsoNormal style='mso-outline-level:1'><b><span style='font-size:20pt'>8 Variants</span></b></p>
+<p class=MsoNormal style='mso-outline-level:2'><b><span style='font-size:14pt'>8.2 Quick Game</span></b></p>
+<p class=MsoNormal>The end of the game is triggered at 15 Renown.</p>
+<p class=MsoNormal style='mso-outline-level:1'><b><span style='font-size:20pt'>Appendix A: Clarifications</span></b></p>
+<p class=MsoNormal>Q: Can I reroll the storm die twice? A: No.</p>
+</body></html>"""
+    units = parse_file("market.htm", page.encode(), game="g").units
+    assert [(u.rule_id, u.title) for u in units] == [
+        ("8.2", "Quick Game"),
+        ("appendix-a-clarifications", "Appendix A: Clarifications"),
+    ]

@@ -140,6 +140,9 @@ _SCRIPTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe"
 _HEADING_ROLE = re.compile(r"^heading$", re.I)
 
 
+_WORD_OUTLINE_LEVEL = re.compile(r"mso-outline-level\s*:\s*([1-9])\b", re.I)
+
+
 def sniff(head: bytes) -> bool:
     """A whole HTML document, not a text that merely mentions a tag."""
     return bool(_HTML_START.match(head.lstrip(b"\xef\xbb\xbf")))
@@ -164,6 +167,13 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     for tag in soup.find_all(_SCRIPTS):
         outline.dropped["scripts and styles"] += 1
         tag.decompose()
+    # Word's web page marks a paragraph that heads a level of its outline with
+    # mso-outline-level (a heading made by hand, or an "Appendix" style):
+    # a heading of that level, as its own navigation pane shows it
+    for tag in soup.find_all("p", style=_WORD_OUTLINE_LEVEL):
+        m = _WORD_OUTLINE_LEVEL.search(str(tag.get("style")))
+        if m and _WORD.search(_text(tag)) and tag.find_parent(("table", "li")) is None:
+            tag.name = f"h{min(int(m.group(1)), 6)}"
     headers, toc = _word_furniture(soup)
     if headers:
         outline.dropped["running headers and footers"] += headers
