@@ -27,7 +27,6 @@ import os
 import re
 import tomllib
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -206,25 +205,22 @@ def safe_name(name: str, extensions: Iterable[str] = (".txt",)) -> str:
     return base if base.lower().endswith(exts) else base + ".txt"
 
 
-def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[tuple[Path, str]]:
-    """``paths`` with each folder replaced by the rulebook files in it, each
-    with the name the library stores it under.
+def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Path]:
+    """``paths`` with each folder replaced by the rulebook files in it.
 
     A folder (a wiki export, a rulebook split into chapters) stands for every
     file under it whose extension a reader takes, in name order; hidden files
     and folders are skipped, and so are links to folders (``Path.rglob``
     does not follow them; links to files are followed). The library keeps
-    one file per name: files of one folder that share a name (a docs site's
-    ``core/index.md`` and ``combat/index.md``) are named by their place in it
-    (``core-index.md``, ``combat-index.md``); any other two files that would
+    one file per name, as ``safe_name`` writes it, so two files that would
     get one name are refused rather than one silently replacing the other;
     one file named twice (``book/a.md`` and ``book/``) is taken once.
     """
     known = tuple(e.lower() for e in extensions)
-    out: list[tuple[Path, str]] = []
+    out: list[Path] = []
     for path in paths:
         if not path.is_dir():
-            out.append((path, path.name))
+            out.append(path)
             continue
         found = sorted(
             f
@@ -237,20 +233,11 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[tup
             raise InputError(
                 f"{path}: a folder with no rulebook files in it (looked for {', '.join(known)})"
             )
-        shared = {n for n, c in Counter(safe_name(f.name, known) for f in found).items() if c > 1}
-        out.extend(
-            (
-                f,
-                "-".join(f.relative_to(path).parts)
-                if safe_name(f.name, known) in shared
-                else f.name,
-            )
-            for f in found
-        )
+        out.extend(found)
     seen: dict[str, Path] = {}
-    unique: list[tuple[Path, str]] = []
-    for f, name in out:
-        stored = safe_name(name, known)
+    unique: list[Path] = []
+    for f in out:
+        stored = safe_name(f.name, known)
         if stored in seen:
             if seen[stored].resolve() == f.resolve():
                 continue
@@ -259,7 +246,7 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[tup
                 "keeps one file per name, so rename one"
             )
         seen[stored] = f
-        unique.append((f, name))
+        unique.append(f)
     return unique
 
 

@@ -190,7 +190,7 @@ class RulesService:
                 "or RULESLAWYER_DATA_DIR"
             ) from None
         catalog = self.catalog()
-        new: list[tuple[Path, str, bytes, str]] = []  # (path, name, bytes, format)
+        new: list[tuple[Path, bytes, str]] = []
         if paths:
             if not game:
                 names = ", ".join(str(p) for p in paths)
@@ -200,26 +200,26 @@ class RulesService:
                     f"(--game {known}, or a new game's slug)"
                 )
             g = check_game(game, catalog.games.values())
-            for p, name in rulebook_files(paths, formats.extensions()):
+            for p in rulebook_files(paths, formats.extensions()):
                 # Read and parse before the library or the index is touched.
                 data = read_bytes(p, max_bytes=self.settings.max_rulebook_bytes)
-                fmt = formats.detect(name, data, format)
+                fmt = formats.detect(p.name, data, format)
                 if not fmt.binary:  # stored as UTF-8, so --encoding is never needed again
                     data = decode_rulebook(data, str(p), encoding).encode("utf-8")
-                parse_file(name, data, game=g, format=fmt.name)
-                new.append((p, name, data, fmt.name))
+                parse_file(p.name, data, game=g, format=fmt.name)
+                new.append((p, data, fmt.name))
         with self._ingest_lock():
             library = self.settings.library_dir
-            stored = [(p, safe_name(name, formats.extensions()), data) for p, name, data, _ in new]
+            stored = [(p, safe_name(p.name, formats.extensions()), data) for p, data, _ in new]
             replaced = (
                 check_replacements(library, stored, g, replace_existing=replace) if new else []
             )
             with restored_on_failure(library, [name for _, name, _ in stored]):
                 info = GameInfo(g, game_name or "", edition or "") if paths else None
-                for _, name, data, fmt_name in new:
+                for p, data, fmt_name in new:
                     add_to_library(
                         library,
-                        name,
+                        p.name,
                         data,
                         g,
                         title=title or "",

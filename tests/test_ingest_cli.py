@@ -338,9 +338,10 @@ def test_a_folder_adds_the_rulebooks_in_it(cli_run: Run, data_dir: Path, tmp_pat
     ("files", "message"),
     [
         ((), "a folder with no rulebook files in it"),
-        (("a/\u00c4rger.md", "a/\u00dcrger.md"), "both would be stored as a-_rger.md"),
+        (("a/rules.md", "b/rules.md"), "both would be stored as rules.md"),
+        (("a/\u00c4rger.md", "a/\u00dcrger.md"), "both would be stored as _rger.md"),
     ],
-    ids=["empty", "same name once made safe"],
+    ids=["empty", "same name twice", "same name once made safe"],
 )
 def test_a_folder_that_cannot_be_added_touches_nothing(
     cli_run: Run, data_dir: Path, tmp_path: Path, files: tuple[str, ...], message: str
@@ -357,32 +358,6 @@ def test_a_folder_that_cannot_be_added_touches_nothing(
     assert message in err
     assert index_state(data_dir) == before
     assert not (data_dir / "rulebooks" / "manifest.toml").exists()
-
-
-def test_files_of_one_folder_that_share_a_name_are_named_by_their_place(
-    cli_run: Run, data_dir: Path, tmp_path: Path
-) -> None:
-    """A docs site keeps core/index.md and combat/index.md; the whole folder was
-    refused ("both would be stored as index.md"). Two such files named one by
-    one are still refused: nothing says which is which."""
-    book = tmp_path / "rules"
-    for part, text in (
-        ("core", "# Move\n\nUnits move.\n"),
-        ("combat", "# Shoot\n\nUnits shoot.\n"),
-    ):
-        (book / part).mkdir(parents=True)
-        (book / part / "index.md").write_text(text, encoding="utf-8")
-    code, _, err = cli_run("ingest", str(book), "--game", "docs", data_dir=data_dir)
-    assert code == 0, err
-    library = read_manifest(data_dir / "rulebooks", "library").rulebooks
-    assert [b.file for b in library] == ["combat-index.md", "core-index.md"]
-    before = index_state(data_dir)
-    code, _, err = cli_run(
-        "ingest", str(book / "core" / "index.md"), str(book / "combat" / "index.md"),
-        "--game", "docs", data_dir=data_dir,
-    )  # fmt: skip
-    assert code == 1 and "both would be stored as index.md" in one_error_line(err)
-    assert index_state(data_dir) == before
 
 
 def test_a_file_named_twice_is_added_once(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:
