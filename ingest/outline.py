@@ -47,6 +47,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ruleslawyer.ingest.sources import slugify
 from ruleslawyer.ingest.units import ParseResult, build_unit, short_title
@@ -258,7 +259,7 @@ def build_units(
             current.body.append((start + skip, end, block.page))
         elif block.text.strip():
             current.body.append((start, end, block.page))
-    history = _changelog(sections)
+    history = _changelog(sections, file)
     if history:
         versions = [
             s.title
@@ -458,13 +459,25 @@ _VERSION = re.compile(
 )
 
 
-def _changelog(sections: list[_Section]) -> set[int]:
+# What a changelog's own heading (or its file) is called. An errata's entries
+# ("Version 1.2 (June 2025)" over the rule's new text) look the same but hold
+# the rules in force, so the name, not the shape alone, says which it is.
+_CHANGELOG_NAME = re.compile(
+    r"\b(?:change\s*-?\s*log|changes|release\s+notes|version\s+history|revision\s+history"
+    r"|history|what'?s\s+new|news)\b",
+    re.I,
+)
+
+
+def _changelog(sections: list[_Section], file: str = "") -> set[int]:
     """The sections (by ``id``) that are a changelog's entries: two or more
     headings side by side under one parent that are nothing but versions,
-    newest first ("1.2", "1.1.3", "1.1"), with what lies under them. A
+    newest first ("1.2", "1.1.3", "1.1"), with what lies under them, where
+    the parent heading (or, with none, the file) is named a changelog. A
     changelog's "Charge distance is 2D6 inches" is the old rule: quoted, it
     answered "What is the charge distance?" with the rule the book replaced.
-    A rulebook numbers its sections upwards, and titles them."""
+    A rulebook numbers its sections upwards and titles them; an errata, named
+    so, holds the rules in force."""
     siblings: dict[tuple[int, tuple[str, ...]], list[tuple[_Section, tuple[int, ...]]]] = {}
     for section in sections:
         m = _VERSION.match(section.title) if not section.number else None
@@ -474,9 +487,12 @@ def _changelog(sections: list[_Section]) -> set[int]:
                 (section, tuple(int(x) for x in m.group(1).split(".")))
             )
     entries: list[_Section] = []
-    for run in siblings.values():
+    for (_, parents), run in siblings.items():
         versions = [v for _, v in run]
-        if len(run) >= 2 and all(a > b for a, b in itertools.pairwise(versions)):
+        named = _CHANGELOG_NAME.search(
+            parents[-1] if parents else Path(file).stem.replace("_", " ")
+        )
+        if named and len(run) >= 2 and all(a > b for a, b in itertools.pairwise(versions)):
             entries += [s for s, _ in run]
     history = {id(s) for s in entries}
     for section in sections:  # what lies under an entry ("### Fixed")

@@ -519,11 +519,17 @@ class RulesService:
             return self._retriever
 
     def names_a_rule(self, text: str) -> bool:
-        """Is ``text`` nothing but the name or number of one of the loaded rules
-        (what the exact lookup finds)? The page asks it of a short message:
-        "Deep Strike?" asks about that rule; "how far?", or "with a pistol?"
-        where a rule is named Pistol, about the previous question."""
-        return any(m.whole or m.number for m in self.retriever().exact.match(text))
+        """Is ``text`` the name or number of one of the loaded rules (what the
+        exact lookup finds), but for one word ("Deep Strike range?")? The page
+        asks it of a short message: "Deep Strike?" asks about that rule; "how
+        far?", or "with a pistol?" where a rule is named Pistol, about the
+        previous question. Only a name that vouches for its rule (``strong``:
+        a longer name, or a word no other rule uses) leaves a word over."""
+        words = len(re.findall(r"[\w'\-\[\]]+", text))
+        return any(
+            m.whole or m.number or (m.strong and words - len(m.matched.split()) <= 1)
+            for m in self.retriever().exact.match(text)
+        )
 
     def search(
         self, query: str, game: str | None = None, *, k: int | None = None, **kwargs: Any

@@ -317,15 +317,17 @@ def negated(question: str) -> bool:
 
 # A clause that narrows a question to a time or a case: "...in the turn after it
 # charged?", "...if it is Heavy?". English, in any game's questions.
-# ("once" and "since" only opening a clause: "more than once per phase" and
-# "since the start of the game" narrow nothing. A relative clause is not
-# counted: "a banner that was dropped" is "a dropped banner", and counting it
-# lost that right badge on *faq2*, where it was tried; so "Can a unit shoot if
-# it Advanced?" gets no badge from "Can a unit that Advanced shoot?")
+# ("once" as a count narrows nothing: "more than once per phase", "once a
+# turn", "at once"; any other "once" opens a clause, "once all its models have
+# Advanced" too. "since" likewise, but for "since the start of the game". A
+# relative clause is not counted: "a banner that was dropped" is "a dropped
+# banner", and counting it lost that right badge on *faq2*, where it was
+# tried; so "Can a unit shoot if it Advanced?" gets no badge from "Can a unit
+# that Advanced shoot?")
 _NARROWS = re.compile(
     r"\b(?:if|when|whenever|while|after|before|unless|until|during|except)\b"
-    r"|\bonce\s+(?:it|they|he|she|you|i|we|a|an|the|my|your|its|their|this|that)\b"
-    r"|\bsince\s+(?:it|they|he|she|you|i|we)\b",
+    r"|(?<!\bthan )(?<!\bat )\bonce\b(?!\s+(?:per|a|an|each|every|more|again|only|or|and)\b)"
+    r"|\bsince\b(?!\s+the\s+(?:start|beginning)\b)",
     re.I,
 )
 

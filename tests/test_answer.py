@@ -1009,6 +1009,9 @@ def test_an_faq_page_that_sets_its_questions_as_headings_gives_their_answers(
     )
     # ... but "once" or "since" as a count or a preposition narrows nothing
     assert narrowed("Does it last once it has moved?") and narrowed("...since it charged?")
+    # (a review's wrong YES: "once all its models have Advanced" opens a clause)
+    assert narrowed("Can a unit shoot once all its models have Advanced?")
+    assert narrowed("...since its last activation?") and not narrowed("Do all attack at once?")
     assert not narrowed("Can a model fight more than once per phase?")
     assert not narrowed("Has it counted since the start of the game?")
     after = replace(unit, title="Can a Leader join another unit after deployment?")

@@ -232,8 +232,15 @@ def test_a_changelog_is_kept_for_show_and_never_quoted_as_the_rule(
     assert found == ["rules/charging"], found
     code, out, _ = cli_run("rules", "show", "changelog/1-1", "--game", "rust", data_dir=data_dir)
     assert code == 0 and "2D6 inches" in out
-    numbered = "# Rules\n\n## 1.1\n\nUnits move.\n\n## 1.2\n\nUnits shoot.\n"
+    # an errata's entries look the same and hold the rules in force: searched
+    errata = (
+        "# Errata\n\n## Version 1.2 (June 2025)\n\nA unit that Advanced cannot shoot.\n\n"
+        "## Version 1.1 (March 2025)\n\nNerve tests are taken at the end of the round.\n"
+    )
     from ruleslawyer.ingest.pipeline import parse_file
+
+    assert {u.kind for u in parse_file("errata.md", errata.encode(), game="g").units} == {"rule"}
+    numbered = "# Rules\n\n## 1.1\n\nUnits move.\n\n## 1.2\n\nUnits shoot.\n"
 
     assert {u.kind for u in parse_file("r.md", numbered.encode(), game="g").units} == {"rule"}
 

@@ -431,6 +431,9 @@ def test_chat_asks_the_index_whether_a_short_message_names_a_rule(handlers: Any)
     # a rule's name inside a fragment is not the fragment naming a rule
     inside = list(handlers.chat("after a Redeploy?", first[0], "auto", False, first[2]))[-1]
     assert f"Searched for: {PREV} after a Redeploy?" in content(inside[0])
+    # ...but a rule's name and one word more asks about that rule
+    ranged = list(handlers.chat("Feel No Pain roll?", first[0], "auto", False, first[2]))[-1]
+    assert "Searched for:" not in content(ranged[0]), content(ranged[0])
 
 
 def test_no_follow_up_without_a_previous_question() -> None:
