@@ -328,3 +328,13 @@ def test_format_option_takes_every_reader(cli_run: Run, data_dir: Path, tmp_path
     assert "[brass, docx: docx parser]" in out
     _, units = rules_json(cli_run, data_dir)
     assert any(u["rule_id"] == "basics/dice" and u["game"] == "brass" for u in units)
+
+
+def test_a_doc_is_told_by_its_bytes() -> None:
+    """A legacy Word file gets the Word reader's message under any name; a text
+    file someone named .doc is read as the text it is (sending every .doc to the
+    Word reader called it 'not a readable Word document')."""
+    from ruleslawyer.ingest.formats import detect
+
+    assert detect("old.doc", legacy_doc()).name == "docx"
+    assert detect("rules.doc", SMALL_BOOK.encode()).name == "text"

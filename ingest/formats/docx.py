@@ -86,8 +86,9 @@ _WORD_HEADINGS = frozenset(f"Heading{n}" for n in range(1, 7))
 
 
 def sniff(head: bytes) -> bool:
-    """A zip whose first entries name Word's parts."""
-    return head.startswith(_ZIP) and b"word/" in head
+    """A zip whose first entries name Word's parts, or a legacy Word file (an
+    OLE compound file: refused with its own message, whatever its name)."""
+    return (head.startswith(_ZIP) and b"word/" in head) or head.startswith(_OLE)
 
 
 def _matcher(sid: str, name: str) -> str:
@@ -821,9 +822,9 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
 
 FORMAT = Format(
     name="docx",
-    # (".doc": a legacy binary one is told to be saved as .docx; a .docx renamed
-    # .doc is read as what it is)
-    extensions=(".docx", ".doc"),
+    # (a legacy .doc, or a .docx renamed .doc, is known by its bytes: a text
+    # or RTF file named .doc is read as text)
+    extensions=(".docx",),
     read=read,
     sniff=sniff,
     binary=True,
