@@ -2130,3 +2130,9 @@ def test_a_word_web_pages_outline_level_makes_a_heading() -> None:
         ("8.2", "Quick Game"),
         ("appendix-a-clarifications", "Appendix A: Clarifications"),
     ]
+    # a rule's sentence a style set at a level stays the rule's text
+    sentence = page.replace(
+        "<p class=MsoNormal>The end", "<p style='mso-outline-level:3'>Play goes on. The end"
+    )
+    quick = parse_file("market.htm", sentence.encode(), game="g").units[0]
+    assert quick.rule_id == "8.2" and quick.text.startswith("Play goes on. The end")

@@ -141,6 +141,7 @@ _HEADING_ROLE = re.compile(r"^heading$", re.I)
 
 
 _WORD_OUTLINE_LEVEL = re.compile(r"mso-outline-level\s*:\s*([1-9])\b", re.I)
+OUTLINE_HEADING_WORDS = 12  # the most words of a paragraph its outline level makes a heading
 
 
 def sniff(head: bytes) -> bool:
@@ -172,7 +173,14 @@ def outline_of(data: bytes | str, *, fragment: bool = False) -> Outline:
     # a heading of that level, as its own navigation pane shows it
     for tag in soup.find_all("p", style=_WORD_OUTLINE_LEVEL):
         m = _WORD_OUTLINE_LEVEL.search(str(tag.get("style")))
-        if m and _WORD.search(_text(tag)) and tag.find_parent(("table", "li")) is None:
+        text = _text(tag)
+        # (a heading's words, not a rule's sentences a style set at a level)
+        heading_like = (
+            len(text.split()) <= OUTLINE_HEADING_WORDS
+            and not re.search(r"[.!?]\s+\S", text)
+            and not text.rstrip().endswith(".")
+        )
+        if m and _WORD.search(text) and heading_like and tag.find_parent(("table", "li")) is None:
             tag.name = f"h{min(int(m.group(1)), 6)}"
     headers, toc = _word_furniture(soup)
     if headers:

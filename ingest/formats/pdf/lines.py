@@ -1004,12 +1004,13 @@ def _short(
     ln: _Line, margins: dict[int, float], right: dict[int, float], after: _Line | None = None
 ) -> bool:
     """A line that stops well short of the right margin ends its block, unless
-    the line ``after`` it opens with a word too long for the room left (with
-    a space before it) and the line does not end a sentence, where text set
-    ragged-right goes on mid-sentence ("...during your" then "opponent's
-    turn" in a narrow column). A word in capitals runs on only after a line
-    opening with a run-in label, in the text's own face and size ("Casualty:
-    a model reduced to 0" then "Wounds"): short items a line each open so.
+    the line ``after`` it opens in lower case with a word too long for the
+    room left (with a space before it), where text set ragged-right goes on
+    mid-sentence ("...during your" then "opponent's turn" in a narrow column).
+    A capitalised word does not run on, even after a run-in label: "Casualty:
+    a model reduced to 0" then "Wounds" stays two lines, since "Weapons: long
+    rifle, knife, Sniper 2" then "Concealed models can only..." is a stat
+    line and the next rule (a review found the two read as one).
     A list of short items, each a line, keeps its lines."""
     edge = ln.wraps_at or right.get(ln.column, ln.x1)
     width = max(edge - margins.get(ln.column, 0.0), 1.0)
@@ -1017,17 +1018,8 @@ def _short(
         return False
     if after is None or not after.words or _ends_sentence(ln.text):
         return True
-    if not after.text[:1].islower() and not (
-        ln.label
-        and after.text[:1].isalpha()
-        and not (after.bold or after.label)
-        and abs(after.size - ln.size) <= 0.5
-    ):
-        # A line opening in capitals may open an item of its own ("A mounted
-        # board..." then "Reinforcement cards, twelve a side"); but a term's
-        # definition goes on: "Casualty: a model reduced to 0" then "Wounds
-        # and removed...", too long for the room left
-        return True
+    if not after.text[:1].islower():
+        return True  # (a line opening in capitals may open an item of its own)
     x0, x1, _ = after.words[0]
     word = (x1 - x0) * ln.size / max(after.size, 1.0)
     return word + 0.25 * ln.size < edge - ln.x1
