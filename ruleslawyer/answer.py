@@ -328,20 +328,22 @@ class Answerer:
         # where the FAQ's is not, or the other way round: its words may all be
         # ones most rules use, so the check above does not see it. And the same
         # words with the roles swapped ("Can another unit join a Leader?").
-        if found is None or (
-            conditions
-            and (
-                self.picker.missing_conditions(question, found[0])
-                or self.picker.missing_conditions(found[0], question)
-                or negated(question) != negated(found[0])
-                or narrowed(question) != narrowed(found[0])
-                or roles_swapped(question, found[0], tokenize)
-                or word_swapped(question, found[0], tokenize)
-            )
-        ):
+        if found is None or (conditions and self.asks_another(question, found[0])):
             return None
         asked, answer = found
         return answer, self._similarity(question, asked)
+
+    def asks_another(self, question: str, asked: str) -> bool:
+        """Is ``asked`` (an FAQ's question) another question than the player's,
+        for any of the reasons ``faq_similarity`` gives?"""
+        return bool(
+            self.picker.missing_conditions(question, asked)
+            or self.picker.missing_conditions(asked, question)
+            or negated(question) != negated(asked)
+            or narrowed(question) != narrowed(asked)
+            or roles_swapped(question, asked, tokenize)
+            or word_swapped(question, asked, tokenize)
+        )
 
     def _similarity(self, question: str, asked: str) -> float:
         vectors = self.picker.embedder.embed([question, asked])
@@ -372,6 +374,19 @@ class Answerer:
                     or e.end <= opening.start
                 ]
                 primary = opening
+        # An FAQ entry that answers another question ("Can a Pinned unit
+        # Charge? No." for "Can a pinned unit shoot?") leads with its "No.",
+        # which a player reads as theirs: the best quote of another rule leads
+        # instead, and the entry follows as a runner-up.
+        entry = faq_answer(primary.quote, _asked_heading(primary))
+        if entry is not None and self.asks_another(question, entry[0]):
+            others = [
+                e
+                for e in picked
+                if e.unit.key != primary.unit.key and faq_answer(e.quote, _asked_heading(e)) is None
+            ]
+            if others:
+                primary = max(others, key=lambda e: e.score)
         # Close runners-up: another sentence of the same rule (often its worked
         # example) or the best sentence of another retrieved rule.
         rest = [
