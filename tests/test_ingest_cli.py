@@ -953,3 +953,23 @@ def test_the_numbered_rules_hint_names_each_games_own(
     line = one_error_line(err)
     assert code == 1
     assert "here: 40k 10, 16, 24, 10.01-10.07" in line and "; corsairs 1, 1.1" in line
+
+
+def test_the_cli_starts_without_the_heavy_libraries() -> None:
+    """Every `ask` pays for what importing the CLI imports. A reader's top-level
+    `from bs4 import ...` once put bs4 and lxml (~85 ms) in front of every answer
+    and took the first one-shot `ask` over its benchmark target; the readers,
+    the models and the page load what they need when they are used."""
+    import subprocess
+    import sys
+
+    heavy = (
+        "bs4", "lxml", "torch", "llama_cpp", "gradio", "pypdfium2", "onnxruntime",
+        "sentence_transformers", "transformers", "mammoth", "markdown_it", "bm25s", "numpy",
+    )  # fmt: skip
+    code = (
+        "import sys, ruleslawyer.cli; "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -26,8 +26,6 @@ import copy
 import re
 from typing import Any
 
-from bs4 import NavigableString
-
 from ruleslawyer.ingest.formats.html.elements import (
     _HEADING_TAGS,
     _HEADINGS,
@@ -386,6 +384,10 @@ def _before_the_rules(root: Any) -> list[Any]:
     abilities are Core:") and the page opens with its rules: nothing goes. What goes is each link's outermost box
     before the heading.
     """
+    # (imported here, as the other passes import it: the CLI imports the
+    # readers, and bs4 with lxml would add ~85 ms to every `ask`'s start)
+    from bs4 import NavigableString
+
     first = root.find(_HEADING_TAGS)
     if first is None:
         return []
