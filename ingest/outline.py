@@ -261,12 +261,8 @@ def build_units(
             current.body.append((start, end, block.page))
     history = _changelog(sections, file)
     if history:
-        versions = [
-            s.title
-            for s in sections
-            if id(s) in history
-            and len(s.path) == min(len(h.path) for h in sections if id(h) in history)
-        ]
+        depth = min(len(s.path) for s in sections if id(s) in history)  # the entries'
+        versions = [s.title for s in sections if id(s) in history and len(s.path) == depth]
         result.warnings.append(
             f"{file}: {len(versions)} changelog entries ({', '.join(versions[:3])}"
             f"{', ...' if len(versions) > 3 else ''}) kept for `rules show`, not quoted in answers"

@@ -45,6 +45,11 @@ def name_key(name: str) -> str:
     return " ".join(re.sub(r"[\s\-]+", " ", name).split()).rstrip(".")
 
 
+def name_words(text: str) -> list[str]:
+    """The words of ``text`` that names are looked up by, as ``name_key`` reads them."""
+    return re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", name_key(text).replace("-", " "))
+
+
 @dataclass(frozen=True)
 class ExactMatch:
     position: int  # index of the unit in the index
@@ -145,7 +150,7 @@ class ExactIndex:
         # Look up every word n-gram of the question (longest first) in the name
         # table: cost grows with the question, not with the number of rules.
         whole_key = name_key(question)
-        words = re.findall(r"[a-z0-9][a-z0-9.+\u2011'-]*", whole_key.replace("-", " "))
+        words = name_words(question)
         used = [False] * len(words)
         for n in range(min(self.max_words, len(words)), 0, -1):
             for i in range(len(words) - n + 1):

@@ -425,10 +425,10 @@ class HybridRetriever:
         exact = [m for m in sig.exact if mask[m.position]]
         fused = np.zeros(len(self.units), dtype=np.float64)
         why: dict[int, list[str]] = {}
+        searched = mask & self._current
         for name, scores, weight in (("dense", sig.dense, t.w_dense), ("bm25", sig.bm25, t.w_bm25)):
             if scores is None or weight <= 0:
                 continue
-            searched = mask & self._current
             cand = (
                 np.flatnonzero(searched & (scores > 0))
                 if name == "bm25"

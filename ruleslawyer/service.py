@@ -525,7 +525,9 @@ class RulesService:
         far?", or "with a pistol?" where a rule is named Pistol, about the
         previous question. Only a name that vouches for its rule (``strong``:
         a longer name, or a word no other rule uses) leaves a word over."""
-        words = len(re.findall(r"[\w'\-\[\]]+", text))
+        from ruleslawyer.retrieval.exact import name_words
+
+        words = len(name_words(text))
         return any(
             m.whole or m.number or (m.strong and words - len(m.matched.split()) <= 1)
             for m in self.retriever().exact.match(text)

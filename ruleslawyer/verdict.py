@@ -31,6 +31,7 @@ feature no weight never pays for its prompt.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import tomllib
@@ -344,7 +345,7 @@ def word_swapped(question: str, asked: str, words: Callable[[str], list[str]]) -
     in one activation?" is "Can a unit Move twice in one activation?" with its
     verb swapped, and the answer turns on that verb; words most rules use
     ("shoot", "move") slip past the conditions check."""
-    light = set(words(_LIGHT_VERBS))
+    light = _light_verbs(words)
     mine, theirs = set(words(question)) - light, set(words(asked)) - light
     return bool(mine - theirs) and bool(theirs - mine)
 
@@ -355,6 +356,12 @@ _LIGHT_VERBS = (
     "has have had having is are was were be been being get gets got getting make makes "
     "made making take takes took taken taking go goes went gone going done doing"
 )
+
+
+@functools.lru_cache(maxsize=4)
+def _light_verbs(words: Callable[[str], list[str]]) -> frozenset[str]:
+    """``_LIGHT_VERBS`` as ``words`` gives them, once per way of giving words."""
+    return frozenset(words(_LIGHT_VERBS))
 
 
 def roles_swapped(question: str, asked: str, words: Callable[[str], list[str]]) -> bool:

@@ -515,8 +515,9 @@ def _names_its_subject(before: str, pronoun: str) -> bool:
 
 
 def _referring_pronoun(text: str) -> re.Match[str] | None:
-    """The first pronoun of ``text`` that may point back: "that" or "which" just
-    after a noun opens a clause about it ("models that flee"), and is none."""
+    """The first pronoun of ``text`` that may point back: "that" just after a
+    noun, with words after it, opens a clause about it ("models that flee"),
+    and is none."""
     for m in _PRONOUNS.finditer(text):
         if m.group(0) == "that" and re.match(r"\s*\w", text[m.end() :]):
             # (at the end it points back: "does 13.4 change that?")
@@ -547,11 +548,9 @@ def is_follow_up(
     if any(low.startswith(o) for o in _FOLLOW_UP_OPENERS) and len(words) <= 14:
         return True
     plain = _EXPLETIVE_IT.sub(" ", low)
-    if len(words) <= 12 and (
-        _LIKE_THE_LAST.search(low) or (_ELLIPTICAL.match(low) and plain == low)
-    ):
-        return True
     if len(words) <= 12:
+        if _LIKE_THE_LAST.search(low) or (_ELLIPTICAL.match(low) and plain == low):
+            return True
         pronoun = _referring_pronoun(plain)
         if pronoun is not None:
             if pronoun.group(0) in ("one", "ones"):

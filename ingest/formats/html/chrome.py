@@ -381,8 +381,8 @@ def _before_the_rules(root: Any) -> list[Any]:
     sentence (it ends in ".", "!" or "?") and no comma lists the links as
     terms (a datasheet's "Infantry, Core, Raider"). One word of text there
     ("A unit that <a>Advanced</a> this turn cannot shoot.", "The following
-    abilities are Core:") and the page opens with its rules: nothing goes. What goes is each link's outermost box
-    before the heading.
+    abilities are Core:") and the page opens with its rules: nothing goes.
+    What goes is each link's outermost box before the heading.
     """
     # (imported here, as the other passes import it: the CLI imports the
     # readers, and bs4 with lxml would add ~85 ms to every `ask`'s start)

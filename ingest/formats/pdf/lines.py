@@ -256,7 +256,7 @@ def _page_lines(page: Any, number: int) -> _Page:
         label = (
             0 < lead < len(visible)
             and visible[lead - 1][0] == ":"
-            and "".join(c[0] for c in seg).split(":")[0].count(" ") < RUN_IN_LABEL_WORDS
+            and len(text.split(":")[0].split()) <= RUN_IN_LABEL_WORDS
         )
         size = _leading_size(visible)
         inks = Counter(c[8] for c in visible if c[0].isalnum())
