@@ -27,7 +27,8 @@ import os
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,10 @@ class Rulebook:
     title_fixes: dict[str, str] = field(default_factory=dict)
     origin: str = "seeds"  # seeds | library
     format: str = ""  # "" = detect from the name and the content
+    # Where a library file was added from (an absolute path; "" for the seeds,
+    # uploads and files added before it was kept): adding it again finds its
+    # stored name by it, and `remove PATH` finds the file by it.
+    source: str = ""
 
     @property
     def file(self) -> str:
@@ -172,6 +177,7 @@ def read_manifest(folder: Path, origin: str) -> Catalog:
                 title_fixes=_titles(entry, path, i),
                 origin=origin,
                 format=str(entry.get("format", "")),
+                source=str(entry.get("source", "")),
             )
         )
     return Catalog(tuple(books), games)
@@ -211,10 +217,9 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Pat
     A folder (a wiki export, a rulebook split into chapters) stands for every
     file under it whose extension a reader takes, in name order; hidden files
     and folders are skipped, and so are links to folders (``Path.rglob``
-    does not follow them; links to files are followed). The library keeps
-    one file per name, as ``safe_name`` writes it, so two files that would
-    get one name are refused rather than one silently replacing the other;
-    one file named twice (``book/a.md`` and ``book/``) is taken once.
+    does not follow them; links to files are followed). One file named twice
+    (``book/a.md`` and ``book/``) is taken once. What each is stored as is
+    ``library_names``'s to say.
     """
     known = tuple(e.lower() for e in extensions)
     out: list[Path] = []
@@ -234,20 +239,79 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Pat
                 f"{path}: a folder with no rulebook files in it (looked for {', '.join(known)})"
             )
         out.extend(found)
-    seen: dict[str, Path] = {}
-    unique: list[Path] = []
+    unique: dict[Path, Path] = {}
     for f in out:
-        stored = safe_name(f.name, known)
-        if stored in seen:
-            if seen[stored].resolve() == f.resolve():
-                continue
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
+
+
+def source_of(path: Path | str) -> str:
+    """What the library records as where a file was added from: its absolute path."""
+    return str(Path(path).expanduser().resolve())
+
+
+def library_names(
+    files: Sequence[Path], held: Iterable[Rulebook], extensions: Iterable[str]
+) -> list[str]:
+    """The name the library stores each of ``files`` under (the name citations show).
+
+    The library is one flat folder, so a name is the file's own name made
+    safe (``safe_name``), with two exceptions:
+
+    - a file the library already holds from the same place keeps the name it
+      was stored under, whatever else is added beside it: a docs folder added
+      again after it grew must replace its files, not add second copies of
+      them under new names (which would then be quoted beside the new text);
+    - a new file sharing its name with another file of this one addition (a
+      docs site's ``core/index.md`` and ``combat/index.md``), or with the
+      name a file kept by its place has, is named by the folders above it, as
+      few as tell them apart: ``core-index.md``, ``combat-index.md``.
+
+    Two files no folder tells apart (``Ärger.md`` and ``Ürger.md``, both
+    ``_rger.md``) are refused. A name the library holds for a file from
+    elsewhere (an expansion's ``rules.md`` beside the core book's) is left to
+    ``check_replacements``, which refuses it unless it is meant to replace.
+    """
+    known = tuple(e.lower() for e in extensions)
+    by_source = {b.source: b.file for b in held if b.source}
+    names: list[str | None] = [by_source.get(source_of(f)) for f in files]
+    kept = {n for n in names if n is not None}
+    plain = [safe_name(f.name, known) for f in files]
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        if name is None:
+            groups.setdefault(plain[i], []).append(i)
+    shared = Counter(plain)
+    for stored, members in groups.items():
+        if shared[stored] == 1 and stored not in kept:
+            names[members[0]] = stored
+            continue
+        # the folders above each file, nearest first, the root left out
+        parts = [Path(source_of(files[i])).parts[1:] for i in members]
+        for depth in range(1, max(len(p) for p in parts)):
+            tried = [safe_name("-".join(p[-depth - 1 :]), known) for p in parts]
+            if len(set(tried)) == len(tried) and not kept & set(tried):
+                for i, name in zip(members, tried, strict=True):
+                    names[i] = name
+                break
+        else:
+            clash = [files[i] for i in members[:2]]
+            if len(clash) == 1:
+                clash.append(Path(next(s for s, n in by_source.items() if n == stored)))
             raise InputError(
-                f"{seen[stored]} and {f}: both would be stored as {stored}; the library "
+                f"{clash[0]} and {clash[1]}: both would be stored as {stored}; the library "
                 "keeps one file per name, so rename one"
             )
-        seen[stored] = f
-        unique.append(f)
-    return unique
+    taken: dict[str, Path] = {}
+    for f, name in zip(files, names, strict=True):
+        assert name is not None
+        if name in taken:  # a folder's name matching another's file name ("a-b.md")
+            raise InputError(
+                f"{taken[name]} and {f}: both would be stored as {name}; the library "
+                "keeps one file per name, so rename one"
+            )
+        taken[name] = f
+    return [n for n in names if n is not None]
 
 
 def add_to_library(
@@ -260,6 +324,7 @@ def add_to_library(
     format: str = "",
     game_info: GameInfo | None = None,
     extensions: Iterable[str] = (".txt",),
+    source: str = "",
 ) -> Rulebook:
     """Store validated rulebook bytes in the library and record them in its manifest.
 
@@ -271,7 +336,9 @@ def add_to_library(
     target = library / fname
     _atomic_write(target, data)
     catalog = read_manifest(library, "library")
-    book = Rulebook(target, game, title or Path(fname).stem, "", {}, "library", format)
+    book = Rulebook(
+        target, game, title or Path(fname).stem, "", {}, "library", format, source=source
+    )
     # a file added again keeps its place: the library's order is the book's
     # (`rules list`, `games`), and an unchanged file leaves the index as it is;
     # any second entry of it (a manifest edited by hand) goes
@@ -306,8 +373,9 @@ def check_replacements(
     book, and adding a file another game holds would move it to ``game``:
     both lose a rulebook without a word, so both are refused unless
     ``replace_existing`` says that is meant. ``incoming`` is (path given, stored name,
-    bytes). The same bytes for the same game is no change. Returns one line
-    per file that ``replace_existing`` lets replace, for the report.
+    bytes). The same bytes for the same game is no change, and new bytes
+    from the place the file was added from are its update. Returns one line
+    per file updated or replaced, for the report.
     """
     held = {b.file: b for b in read_manifest(library, "library").rulebooks}
     notes: list[str] = []
@@ -320,6 +388,10 @@ def check_replacements(
         except OSError:
             same = False
         if same and old.game == game:
+            continue
+        if old.game == game and old.source and old.source == source_of(path):
+            # the same file, added again from where it was, edited: an update
+            notes.append(f"{stored}: changed since it was added, so its rules are read again")
             continue
         what = "the same file" if same else f"a different {stored}"
         if not replace_existing:
@@ -405,6 +477,8 @@ def _manifest_toml(books: list[Rulebook], games: dict[str, GameInfo]) -> str:
         ]
         if b.format:
             lines.append(f"format = {_toml_str(b.format)}")
+        if b.source:
+            lines.append(f"source = {_toml_str(b.source)}")
         lines.append("")
     return "\n".join(lines)
 

@@ -97,8 +97,9 @@ def cli(ctx: click.Context, data_dir: Path | None) -> None:
 @click.option(
     "--replace",
     is_flag=True,
-    help="Let a file take the place of the library's file of the same name (an edited "
-    "rulebook), or move a file to --game; without it both are refused.",
+    help="Let a file take the place of the library's file of the same name added from "
+    "elsewhere, or move a file to --game; without it both are refused (a file added "
+    "again from where it was, edited, needs no --replace).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_ctx
@@ -120,8 +121,11 @@ def ingest(
     With PATHS (PDF, Word, Markdown, HTML or text files, or folders of them), each
     file is read and checked, copied into your rulebook library as a GAME
     rulebook, and indexed with the rest. A bad file is refused with a message
-    and the existing index is left untouched. A file named like one already in
-    your library (a second rules.md), or already added for another game, is
+    and the existing index is left untouched. Files added together that share
+    a name (core/index.md, combat/index.md) are stored by their folders
+    (core-index.md, combat-index.md), and a file added again from the same
+    place keeps its name. A file named like one already in your library from
+    elsewhere (a second rules.md), or already added for another game, is
     refused unless --replace says it takes that one's place.
     """
     service = ctx.service()
@@ -204,8 +208,9 @@ def ingest(
 )
 @pass_ctx
 def remove(ctx: Context, files: tuple[str, ...], game: str | None) -> None:
-    """Remove added rulebooks (FILES, by the names `ruleslawyer games` lists) from
-    your library, and rebuild the index without them.
+    """Remove added rulebooks (FILES, by the names `ruleslawyer games` lists, or
+    by the paths they were added from) from your library, and rebuild the
+    index without them.
 
     The seed rulebooks stay. The index is rebuilt before the library
     changes, so a failed rebuild leaves both as they were.

@@ -27,10 +27,12 @@ from ruleslawyer.ingest.sources import (
     add_to_library,
     check_game,
     check_replacements,
+    library_names,
     read_manifest,
     remove_from_library,
     restored_on_failure,
-    safe_name,
+    rulebook_files,
+    source_of,
 )
 from ruleslawyer.ingest.store import IndexStore, StoredIndex
 from ruleslawyer.records import GameInfo, RuleUnit, SearchResult, rules_under
@@ -166,6 +168,7 @@ class RulesService:
         edition: str | None = None,
         title: str | None = None,
         replace: bool = False,
+        keep_sources: bool = True,
     ) -> IngestReport:
         """Add ``paths`` (if any) to the library, then (re)build the index from all rulebooks.
 
@@ -174,12 +177,13 @@ class RulesService:
         before the library or the index is touched. A file whose name the
         library already holds for another file, or for another game, is
         refused unless ``replace``; a failed or interrupted build puts the
-        library back as it was.
+        library back as it was. ``keep_sources`` records where each file was
+        added from (``library_names``), so adding it again replaces it; the
+        page's uploads, whose paths are temporary, record none.
         """
         from ruleslawyer.ingest import formats
         from ruleslawyer.ingest.pipeline import parse_file
         from ruleslawyer.ingest.reader import decode_rulebook, read_bytes
-        from ruleslawyer.ingest.sources import rulebook_files
 
         try:
             self.settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -210,22 +214,25 @@ class RulesService:
                 new.append((p, data, fmt.name))
         with self._ingest_lock():
             library = self.settings.library_dir
-            stored = [(p, safe_name(p.name, formats.extensions()), data) for p, data, _ in new]
+            held = [b for b in self.catalog().rulebooks if b.origin == "library"]
+            as_named = library_names([p for p, _, _ in new], held, formats.extensions())
+            stored = [(p, n, data) for (p, data, _), n in zip(new, as_named, strict=True)]
             replaced = (
                 check_replacements(library, stored, g, replace_existing=replace) if new else []
             )
             with restored_on_failure(library, [name for _, name, _ in stored]):
                 info = GameInfo(g, game_name or "", edition or "") if paths else None
-                for p, data, fmt_name in new:
+                for (p, data, fmt_name), name in zip(new, as_named, strict=True):
                     add_to_library(
                         library,
-                        p.name,
+                        name,
                         data,
                         g,
                         title=title or "",
                         format=fmt_name if format else "",
                         game_info=info,
                         extensions=formats.extensions(),
+                        source=source_of(p) if keep_sources else "",
                     )
                 catalog = self.catalog()
                 report = self._build(
@@ -260,10 +267,7 @@ class RulesService:
             catalog = self.catalog()
             added = [b for b in catalog.rulebooks if b.origin == "library"]
             seeds = {b.file for b in catalog.rulebooks if b.origin != "library"}
-            # a rulebook is named as `games` lists it, by its file's name; the
-            # path it was added from names it too
-            names = {b.file for b in added} | seeds
-            wanted = list(dict.fromkeys(f if f in names else Path(f).name or f for f in files))
+            wanted = list(dict.fromkeys(self._library_file(f, added, seeds) for f in files))
             for name in wanted:
                 if name in seeds:
                     raise InputError(f"{name}: a seed rulebook ships with ruleslawyer and stays")
@@ -290,6 +294,28 @@ class RulesService:
             remove_from_library(self.settings.library_dir, wanted)
         self._forget_index()
         return wanted, report
+
+    @staticmethod
+    def _library_file(named: str, added: Sequence[Rulebook], seeds: set[str]) -> str:
+        """The library file ``named`` names: a rulebook is named as `games` lists
+        it, by its stored name, or by the path it was added from. A path the
+        library knows no file from names none by its last part alone when the
+        file of that name came from elsewhere: `remove site1/core/index.md`
+        must not take another game's index.md."""
+        if named in seeds or any(b.file == named for b in added):
+            return named
+        source = source_of(named)
+        for b in added:
+            if b.source == source:
+                return b.file
+        name = Path(named).name or named
+        book = next((b for b in added if b.file == name), None)
+        if book is not None and book.source and name != named:
+            raise InputError(
+                f"{named}: no rulebook was added from there (the library's {name} was "
+                f"added from {book.source}); name the file as `ruleslawyer games` lists it"
+            )
+        return name
 
     def _build(
         self,

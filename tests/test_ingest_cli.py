@@ -345,10 +345,9 @@ def test_a_folder_adds_the_rulebooks_in_it(cli_run: Run, data_dir: Path, tmp_pat
     ("files", "message"),
     [
         ((), "a folder with no rulebook files in it"),
-        (("a/rules.md", "b/rules.md"), "both would be stored as rules.md"),
         (("a/\u00c4rger.md", "a/\u00dcrger.md"), "both would be stored as _rger.md"),
     ],
-    ids=["empty", "same name twice", "same name once made safe"],
+    ids=["empty", "same name once made safe, in one folder"],
 )
 def test_a_folder_that_cannot_be_added_touches_nothing(
     cli_run: Run, data_dir: Path, tmp_path: Path, files: tuple[str, ...], message: str
@@ -365,6 +364,110 @@ def test_a_folder_that_cannot_be_added_touches_nothing(
     assert message in err
     assert index_state(data_dir) == before
     assert not (data_dir / "rulebooks" / "manifest.toml").exists()
+
+
+def library_files(data_dir: Path) -> list[str]:
+    return [b.file for b in read_manifest(data_dir / "rulebooks", "library").rulebooks]
+
+
+def write_pages(root: Path, pages: dict[str, str]) -> None:
+    for place, title in pages.items():
+        (root / place).parent.mkdir(parents=True, exist_ok=True)
+        (root / place).write_text(f"# {title}\n\nThe {title.lower()} rules.\n", encoding="utf-8")
+
+
+def test_a_folder_of_files_sharing_a_name_is_stored_by_place(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """A docs site's core/index.md and combat/index.md were refused whole ('both
+    would be stored as index.md'). They are named by the folders that tell them
+    apart, and adding the folder again after it grew replaces them rather than
+    keeping second copies under new names (quoted beside the new text)."""
+    site = tmp_path / "site"
+    write_pages(site, {"core/index.md": "Activation", "combat/index.md": "Shooting"})
+    write_pages(site, {"intro.md": "Setup"})
+    code, _, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["combat-index.md", "core-index.md", "intro.md"]
+    _, units = rules_json(cli_run, data_dir, "--game", "docsite")
+    assert sorted(u["title"] for u in units) == ["Activation", "Setup", "Shooting"]
+
+    write_pages(site, {"magic/index.md": "Spells"})
+    (site / "core" / "index.md").write_text("# Activation\n\nEdited.\n", encoding="utf-8")
+    code, out, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert "core-index.md: changed since it was added, so its rules are read again" in out
+    assert library_files(data_dir) == [
+        "combat-index.md",
+        "core-index.md",
+        "intro.md",
+        "magic-index.md",
+    ]
+    _, units = rules_json(cli_run, data_dir, "--game", "docsite")
+    assert sorted(u["title"] for u in units) == ["Activation", "Setup", "Shooting", "Spells"]
+    assert [u["text"] for u in units if u["title"] == "Activation"] == ["Edited."]
+
+
+def test_a_file_keeps_its_name_when_its_folder_grows_a_namesake(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """basics/README.md, alone, is stored as README.md. Once fighting/README.md
+    joins it, adding the folder again must not store basics' file a second time
+    as basics-README.md (its old copy was still quoted): it keeps README.md, and
+    the newcomer is named by its place."""
+    site = tmp_path / "site"
+    write_pages(site, {"basics/README.md": "Activation"})
+    code, _, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0 and library_files(data_dir) == ["README.md"], err
+    write_pages(site, {"fighting/README.md": "Melee"})
+    code, _, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["README.md", "fighting-README.md"]
+    _, units = rules_json(cli_run, data_dir, "--game", "docsite")
+    assert sorted(u["title"] for u in units) == ["Activation", "Melee"]
+    assert sorted(p.name for p in (data_dir / "rulebooks").glob("*.md")) == [
+        "README.md",
+        "fighting-README.md",
+    ]
+
+
+def test_remove_by_path_takes_the_file_added_from_there(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """`remove site1/core/index.md` took another game's index.md, the file of that
+    name: a path names the file added from it, and a path nothing was added from
+    names no file by its last part when that file came from elsewhere."""
+    add_markdown(cli_run, data_dir, tmp_path / "index.md", "# Dig\n\nUnits dig.\n", "other")
+    site = tmp_path / "site1"
+    write_pages(site, {"core/index.md": "Activation", "combat/index.md": "Shooting"})
+    code, _, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["index.md", "combat-index.md", "core-index.md"]
+    before = index_state(data_dir)
+    code, _, err = cli_run("remove", str(tmp_path / "elsewhere" / "index.md"), data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "no rulebook was added from there" in line, line
+    assert str(tmp_path / "index.md") in line
+    assert index_state(data_dir) == before
+    code, out, err = cli_run("remove", str(site / "core" / "index.md"), data_dir=data_dir)
+    assert code == 0 and out.startswith("Removed core-index.md."), err
+    assert library_files(data_dir) == ["index.md", "combat-index.md"]
+
+
+def test_files_of_one_addition_sharing_a_name_are_named_apart(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    write_pages(tmp_path, {"a/rules.md": "Moving", "b/rules.md": "Fighting"})
+    code, _, err = cli_run(
+        "ingest",
+        str(tmp_path / "a" / "rules.md"),
+        str(tmp_path / "b" / "rules.md"),
+        "--game",
+        "gloomhold",
+        data_dir=data_dir,
+    )
+    assert code == 0, err
+    assert library_files(data_dir) == ["a-rules.md", "b-rules.md"]
 
 
 def test_a_file_named_twice_is_added_once(cli_run: Run, data_dir: Path, tmp_path: Path) -> None:

@@ -735,6 +735,7 @@ class Handlers:
                         edition=edition,
                         progress=report,
                         replace=replace,
+                        keep_sources=False,  # an upload's path is ours, and temporary
                     )
                 finally:
                     self.lock.release()
