@@ -297,6 +297,81 @@ def test_sentences_and_a_lone_number_line_do_not_split_a_book() -> None:
     assert read_text(prose).parser == "plain"
 
 
+EMBERS = (
+    "EMBERS\n\nA game of small fights.\n\n"
+    "WHAT YOU NEED\n-------------\n* Ten-sided dice\n* A tape measure marked in\n  inches\n\n"
+    "1. THE BASICS\n=============\n\n"
+    "1.1 Dice\nAll rolls use ten-sided dice. A natural 10 always succeeds.\n\n"
+    "1.2 Measuring\nPlayers may measure at any time, including before declar-\n"
+    "ing a shot.\n\n-- page 2 --\n\n"
+    "2.1 Hunkering Down\nA model may spend its whole activation hunkering down.\n\f\n"
+    "MOVEMENT\n========\n\n"
+    "Moving\n------\nModels move up to 6 inches. An enemy declares its charge first.\n\n"
+    "Climbing\n--------\nModels may climb up to 3 inches.\n\n-- page 3 --\n\n"
+    "UNIT PROFILES\n=============\n\nEach warband takes at most one Brute.\n\n"
+    "Type     | Speed | Wounds\n---------+-------+-------\nBrute    | 4     | 2\n"
+    "Hound    | 7     | 1\n\n"
+    "SCENARIO\n========\n\n"
+    "DEPLOYMENT\nPlace three wells along the centre line.\n\n"
+    "GAME LENGTH\nThe game lasts six rounds.\n\n-- page 4 --\n"
+)
+
+
+def test_underlined_headings_of_typed_text_are_read_as_headings() -> None:
+    """A plain-text book underlining its headings ("====" under a chapter, "----"
+    under a section) went to the Markdown reader, where a page break's form feed
+    is no blank line: "2.1 Hunkering Down" and the chapter title after it became
+    one heading and the rule was gone; numbered sections took the title of the
+    last underlined heading before them ("1.1 WHAT YOU NEED"), and caps headings
+    set over their text were one rule with the chapter. Read as typed text."""
+    result = read_text(EMBERS)
+    assert result.parser == "heading lines"
+    got = {u.rule_id: u for u in result.units}
+    assert [(u.rule_id, u.title, u.parent) for u in result.units] == [
+        ("embers", "EMBERS", ""),
+        ("embers/what-you-need", "WHAT YOU NEED", "EMBERS"),
+        ("1.1", "Dice", "THE BASICS"),
+        ("1.2", "Measuring", "THE BASICS"),
+        ("2.1", "Hunkering Down", "THE BASICS"),
+        ("movement/moving", "Moving", "MOVEMENT"),
+        ("movement/climbing", "Climbing", "MOVEMENT"),
+        ("unit-profiles", "UNIT PROFILES", ""),
+        ("scenario/deployment", "DEPLOYMENT", "SCENARIO"),
+        ("scenario/game-length", "GAME LENGTH", "SCENARIO"),
+    ]
+    assert got["2.1"].text == "A model may spend its whole activation hunkering down."
+    # a word broken over a line is one again where the book writes words it starts
+    # ("declares"); the page numbers go, a list keeps its items, a table its rows
+    assert "before declaring a shot." in got["1.2"].text
+    assert not any("page" in u.text for u in result.units)
+    assert got["embers/what-you-need"].text == "* Ten-sided dice\n* A tape measure marked in inches"
+    assert "Type | Speed | Wounds\nBrute | 4 | 2\nHound | 7 | 1" in got["unit-profiles"].text
+    # --format text reads it the same way: the text reader keeps it
+    from ruleslawyer.ingest import formats
+    from ruleslawyer.ingest.formats import ReadRequest
+
+    data = EMBERS.encode("utf-8")
+    forced = formats.detect("book.md", data, "text").read(
+        data, ReadRequest(name="book.md", game="g")
+    )
+    assert [u.rule_id for u in forced.units] == [u.rule_id for u in result.units]
+
+
+def test_hash_headings_in_a_text_file_still_go_to_the_markdown_reader() -> None:
+    md = "".join(f"# Part {n}\n\nText of part {n}.\n\n" for n in range(1, 4))
+    result = read_text(md)
+    assert result.format == "markdown"
+    assert [u.title for u in result.units] == ["Part 1", "Part 2", "Part 3"]
+
+
+def test_a_broken_word_piece_that_is_a_word_keeps_its_hyphen() -> None:
+    """ "well-" + "known": "well" is a word of the book, so the break may be a
+    compound's; only a piece that is no word is joined to the rest."""
+    book = RATS + "\n3 Notes\n\n3.1 Wells\nA well is well-\nknown to rats.\n"
+    unit = next(u for u in read_text(book).units if u.rule_id == "3.1")
+    assert unit.text == "A well is well- known to rats."
+
+
 # --- line endings, BOM, typography ---------------------------------------------------------------
 def test_windows_line_endings_and_bom_are_handled() -> None:
     raw = (

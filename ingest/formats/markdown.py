@@ -274,9 +274,12 @@ def _shown_markup(text: str) -> tuple[str, int]:
     return "".join(pieces), left_out
 
 
-def sniff(head: bytes) -> bool:
-    """Several Markdown headings: enough that a text file is really Markdown."""
-    return len(_ATX.findall(head)) + len(_SETEXT.findall(head)) >= 3
+def sniff(head: bytes, *, underlined: bool = True) -> bool:
+    """Several Markdown headings: enough that a text file is really Markdown.
+    ``underlined=False`` counts only "#" headings (typed text underlines its
+    headings too)."""
+    setext = len(_SETEXT.findall(head)) if underlined else 0
+    return len(_ATX.findall(head)) + setext >= 3
 
 
 def _parser() -> Any:

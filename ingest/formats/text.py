@@ -4,11 +4,17 @@ The layout picks the parser (``ingest.parse``): numbered rules, ability
 cards, wiki rulings, or plain sections with a warning. A web page saved as
 text goes to the HTML reader (``formats.detect``); text whose only structure
 is Markdown headings (no text layout matched, and several ``#`` headings)
-goes to the Markdown reader instead of becoming plain sections.
+goes to the Markdown reader instead of becoming plain sections. Headings
+underlined with a line of ``=``, ``-`` or ``~`` are read here, not by the
+Markdown reader: typed rulebooks underline headings too, and CommonMark
+would take a whole paragraph above an underline for the heading (a page
+break's form feed is no blank line to it, so a rule and the next chapter's
+title became one heading).
 
 Text that none of those take, but whose lines show headings the way a
-typed rulebook does (a numbered line, "1.1 Scurrying" or "2. Deployment", or
-a short line in capitals, "SETUP", standing alone between paragraphs), is
+typed rulebook does (a numbered line, "1.1 Scurrying" or "2. Deployment", a
+short line in capitals, "SETUP", standing alone between paragraphs, or a
+short line underlined, "=" for a chapter, "-" under it, "~" under that), is
 read as an outline of those headings (``ingest.outline``), as the other
 structured formats are: each heading's text is a unit, numbered rules keep
 their numbers. Only when there are at least ``MIN_HEADING_LINES`` of them,
@@ -42,7 +48,9 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         parent=request.title,
         title_fixes=request.title_fixes,
     )
-    if result.parser == "plain" and markdown.sniff(text.encode("utf-8")[:4096]):
+    # Underlined headings ("Movement" over "--------") are typed text's as much
+    # as Markdown's, and read here; "#" headings are Markdown's alone
+    if result.parser == "plain" and markdown.sniff(text.encode("utf-8")[:4096], underlined=False):
         result = markdown.read(text.encode("utf-8"), replace(request, encoding=None))
         result.format = "markdown"
         return result
@@ -86,6 +94,66 @@ def _heading_level(line: str, prev_blank: bool, next_blank: bool) -> int:
     return 0
 
 
+# A heading's underline, or a rule line across the page: one character
+# repeated, "=====", "-----", "~~~~~" (the level of the heading it is under).
+_UNDERLINE = re.compile(r"\s*([=~-])\1{2,}\s*")
+_UNDERLINE_LEVELS = {"=": 1, "-": 2, "~": 3}
+# Underlined, a heading may be longer than one standing alone: the underline says so.
+_MAX_UNDERLINED_WORDS = 12
+# A table's rule under its header ("-----+----+----", "|---|---|").
+_TABLE_RULE = re.compile(r"\s*[|+]?(?:[-=:]{2,}[|+])+[-=:]*[|+]?\s*")
+# A list's item: a bullet, or a letter or number in brackets ("a)", "(ii)").
+_ITEM = re.compile(r"(?:[*\u2022+-]|\(?[a-z0-9]{1,3}\))\s+\S", re.I)
+
+
+def _underlined(lines: list[str], i: int) -> int:
+    """The level of line ``i`` as a heading underlined by line ``i + 1``, or 0:
+    a short line that ends no sentence, standing alone above its underline."""
+    if i + 1 >= len(lines) or not (m := _UNDERLINE.fullmatch(lines[i + 1])):
+        return 0
+    text = lines[i].strip()
+    if (
+        not text
+        or text[-1] in ".,;"
+        or len(text.split()) > _MAX_UNDERLINED_WORDS
+        or _UNDERLINE.fullmatch(lines[i])
+        or (i > 0 and lines[i - 1].strip() and not _UNDERLINE.fullmatch(lines[i - 1]))
+    ):
+        return 0
+    numbered = _NUMBERED.match(text)
+    return numbered.group(1).count(".") + 1 if numbered else _UNDERLINE_LEVELS[m.group(1)]
+
+
+# A sentence's start on the line after a heading: a capitalised word, then a
+# word in lower case ("A model...", "Place three...").
+_SENTENCE_START = re.compile(r"[A-Z][a-z]*\s+[a-z]")
+
+
+def _run_in_capitals(line: str, prev_blank: bool, following: str) -> bool:
+    """Is ``line`` a heading in capitals set directly over its text
+    ("DEPLOYMENT" then "Place three ember wells..."): after a blank line, a few
+    words in capitals, one of four letters or more (not a stat line's "M WS
+    BS"), and the next line opening a sentence."""
+    text = line.strip()
+    letters = [c for c in text if c.isalpha()]
+    return (
+        prev_blank
+        and bool(text)
+        and text[-1] not in ".,;:!?"
+        and len(text.split()) <= _MAX_HEADING_WORDS
+        and len(letters) >= 3
+        and all(c.isupper() for c in letters)
+        and any(len(w) >= 4 and w.isalpha() for w in text.split())
+        and bool(_SENTENCE_START.match(following.strip()))
+    )
+
+
+def _on_its_own_line(line: str, last: str) -> bool:
+    """Does ``line`` of a paragraph start a line of its own rather than run on
+    from ``last``: a list's item, or a table's row after another?"""
+    return bool(_ITEM.match(line)) or (line.count("|") >= 1 and last.count("|") >= 1)
+
+
 def _numbered_headings(outline: Outline) -> int:
     return sum(1 for b in outline.blocks if b.level and _NUMBERED.match(b.text))
 
@@ -97,6 +165,8 @@ _FURNITURE_REPEATS = 3
 _PAGE_LINES = 10  # a page of pasted text holds at least this many lines
 _DIGITS = re.compile(r"\d+")
 _HEADING_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*[.)]\s")
+# The word a page's number is printed with ("-- page 3 --", "Page 12 Ashfall Rules")
+_PAGE = frozenset({"page", "p", "pg"})
 # a word broken at a line's end: "de-" then "clare"
 _BROKEN_WORD = re.compile(r"([^\W\d_]+)-$")
 
@@ -106,9 +176,9 @@ def _page_furniture(lines: list[str]) -> set[int]:
     footer: short, holding a number, the same line again and again (at least
     ``_FURNITURE_REPEATS`` times, a page apart: ``_PAGE_LINES``) but for the
     number, which counts the pages (up by one or two: facing pages may differ),
-    and no words but the book's own name (its first line).
+    and no words but the book's own name (its first line), or but "page".
     "Turn 1", "Turn 2", "Turn 3" over a scenario's turns are no such lines."""
-    titles = {_words(line) for line in lines[:1]}
+    title = _words(lines[0]) if lines else frozenset()
     seen: dict[str, list[tuple[int, int]]] = {}
     for n, line in enumerate(lines):
         text = " ".join(line.split())
@@ -119,7 +189,10 @@ def _page_furniture(lines: list[str]) -> set[int]:
     out: set[int] = set()
     for shape, found in seen.items():
         words = _words(shape)
-        if len(found) < _FURNITURE_REPEATS or (words and not any(t and t <= words for t in titles)):
+        # no words, or the book's name, or only its own ("-- page 3 --")
+        if len(found) < _FURNITURE_REPEATS or (
+            words and not ((title and title <= words) or words <= title | _PAGE)
+        ):
             continue
         apart = all(b[0] - a[0] >= _PAGE_LINES for a, b in itertools.pairwise(found))
         counting = all(0 < b[1] - a[1] <= 2 for a, b in itertools.pairwise(found))
@@ -136,14 +209,23 @@ def _joined(para: list[str], line: str, text: str, words: Collection[str]) -> bo
     """Join ``line`` to the paragraph's last line as the rest of a word broken
     there, where the text itself says how the word is written: whole elsewhere
     ("de-" + "clare" is "declare", ``words``), or with its hyphen ("well-"
-    + "known" is "well-known"). Else it is left as it was ("just- in-time")."""
+    + "known" is "well-known"), or the piece before the break is no word of
+    the book's but begins some ("declar-" + "ing", where "declares" is
+    written). Else it is left as it was ("just- in-time")."""
     m = _BROKEN_WORD.search(para[-1]) if para else None
     rest = re.match(r"[^\W\d_]+", line) if line[:1].islower() else None
     if m is None or rest is None:
         return False
+    head = m.group(1).casefold()
     if f"{m.group(1)}-{rest.group(0)}" in text:
         para[-1] += line
-    elif (m.group(1) + rest.group(0)).casefold() in words:
+    elif (head + rest.group(0)).casefold() in words or (
+        # "declar-" + "ing": no word of its own, but the start of the book's
+        # words ("declares"), so a piece of one ("well-" + "known" is not)
+        len(head) >= 3
+        and not re.search(rf"\b{re.escape(m.group(1))}\b(?!-[ \t]*\n)", text, re.I)
+        and any(w.startswith(head) and len(w) > len(head) for w in words)
+    ):
         para[-1] = para[-1][:-1] + line
     else:
         return False
@@ -226,20 +308,37 @@ def heading_lines(text: str) -> Outline | None:
             para.clear()
 
     contents, listed = _contents(lines)
+    skip = -1
+    standing = 0  # the level of the last heading not run in over its text
     for i, line in enumerate(lines):
-        if i in contents:
-            continue  # its headings are read where they head their text
+        if i in contents or i == skip:
+            continue  # its headings are read where they head their text; an underline
         prev_blank = i == 0 or not lines[i - 1].strip()
         next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
-        level = _heading_level(line, prev_blank, next_blank) or (1 if i in listed else 0)
+        level = (
+            _underlined(lines, i)
+            or _heading_level(line, prev_blank, next_blank)
+            or (1 if i in listed else 0)
+        )
+        if level:
+            standing = level
+        elif i + 1 < len(lines) and _run_in_capitals(line, prev_blank, lines[i + 1]):
+            level = min(standing + 1, 6)  # a section of the heading above it
         if level:
             flush()
             blocks.append(Block(" ".join(line.split()), level))
+            skip = i + 1 if _underlined(lines, i) else -1
+        elif _UNDERLINE.fullmatch(line) or (_TABLE_RULE.fullmatch(line) and para):
+            # a rule line across the page, or under a table's header
+            continue
         elif line.strip():
             if para and opens_numbered_rule(line.strip(), para[-1]):
                 flush()  # one numbered rule a line, with no blank line between
-            if not _joined(para, line.strip(), text, words):
-                para.append(line.strip())
+            if para and _on_its_own_line(line.strip(), para[-1].rsplit("\n", 1)[-1]):
+                para[-1] += "\n" + " ".join(line.split())
+            elif not _joined(para, line.strip(), text, words):
+                # a table's row: its cells apart by " | ", not by the spaces lining them up
+                para.append(" ".join(line.split()) if "|" in line else line.strip())
         else:
             flush()
     flush()
