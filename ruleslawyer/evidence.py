@@ -248,9 +248,10 @@ def with_context(ev: Evidence) -> Evidence:
     return with_list_header(with_following_items(ev))
 
 
-# an FAQ's marks of its question and its answer, opening their lines
+# an FAQ's marks of its question, opening its line, and of its answer, on the
+# question's line or the next
 _QUESTION_MARK = re.compile(r"[ \t]*Q[ \t]*[:.][ \t]*")
-_ANSWER_LINE = re.compile(r"[ \t]*\n?[ \t]*A[ \t]*[:.][ \t]*[^\n]+")
+_ANSWER_MARK = re.compile(r"(?:(?<=\s)|^)A[ \t]*[:.][ \t]*(?=\S)", re.M)
 
 
 def with_its_answer(ev: Evidence) -> Evidence:
@@ -258,15 +259,27 @@ def with_its_answer(ev: Evidence) -> Evidence:
     with its "Q:" and its answer ("A: Yes, a critical hit ignores all cover."),
     on its line or the next: the question alone answers nothing, and widened
     back as a list's item is, to the line before, the entry before's answer
-    ("No, only enemy fighters...") read as its own."""
+    ("No, only enemy fighters...") read as its own. Any sentence of a question
+    of several ("Q: My Leader was removed as a casualty. Can I still rally?")
+    stands for the whole entry: its first alone was quoted as the answer."""
     text = ev.unit.text
     line_start = text.rfind("\n", 0, ev.start) + 1
-    if not _QUESTION_MARK.fullmatch(text, line_start, ev.start):
+    question = _QUESTION_MARK.match(text, line_start)
+    if question is None or question.end() > ev.start:
         return ev
-    answer = _ANSWER_LINE.match(text, ev.end)
-    if answer is None or answer.end() - line_start > LIST_CHARS:
+    answer = _ANSWER_MARK.search(text, question.end())
+    # the chosen sentence is the question's: its answer's mark comes after it,
+    # on the question's line or the next
+    if answer is None or answer.start() < ev.end or text.count("\n", ev.end, answer.start()) > 1:
         return ev
-    return Evidence(ev.unit, line_start, answer.end(), ev.score)
+    if text.count("\n", question.end(), ev.start):
+        return ev
+    end = text.find("\n", answer.end())
+    end = len(text) if end < 0 else end
+    if end - line_start > LIST_CHARS:
+        return ev
+    s, e = trim_span(text, line_start, end)
+    return Evidence(ev.unit, s, e, ev.score)
 
 
 def introduces_list(quote: str) -> bool:

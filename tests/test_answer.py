@@ -1130,6 +1130,20 @@ def test_an_faq_question_in_a_long_faq_is_quoted_with_its_answer_not_the_one_bef
     asked = text.index("Can I measure")
     quoted = with_context(Evidence(faq, asked, text.index("?", asked) + 1, 1.0)).quote
     assert quoted == "Q: Can I measure first? A: Yes, at any time."
+    # a question of two sentences: either stands for the entry (its first alone
+    # was quoted, "My Leader has been removed as a casualty.", answering nothing)
+    two = RuleUnit(
+        "faq2",
+        "g",
+        "FAQ",
+        "Q: Can I rally first? A: Yes.\n"
+        "Q: My Leader has been removed as a casualty. Can I still rally? A: No. Only the "
+        "Leader may rally.\nQ: Can I measure first? A: Yes, at any time.",
+    )
+    entry = two.text.split("\n")[1]
+    for sentence in ("My Leader has been removed as a casualty.", "Can I still rally?"):
+        at = two.text.index(sentence)
+        assert with_context(Evidence(two, at, at + len(sentence), 1.0)).quote == entry
     # a run-in label's colon heads no list: the line before is not its header
     pierce = RuleUnit("p", "g", "Pierce", "Roll to wound.\nPierce: lowers the save by one.")
     start = pierce.text.index("lowers")
