@@ -135,6 +135,11 @@ def test_every_registered_format_has_a_fixture() -> None:
     assert all(f.label for f in formats())
     assert all(CASES[n] for n in names)
     assert len(MARKDOWN) == 5
+    # each reader module is named as its format: the CLI lists the formats by
+    # their modules' names without importing every reader
+    from ruleslawyer.ingest import formats as registry
+
+    assert registry.names() == sorted(names)
 
 
 def test_every_reader_package_is_installed() -> None:

@@ -85,7 +85,11 @@ def formats() -> tuple[Format, ...]:
 
 
 def names() -> list[str]:
-    return [f.name for f in formats()]
+    """The formats' names, read from their modules' names (a reader module is
+    named as its format) without importing the readers: every command's
+    ``--format`` choices need them, and importing every reader to list them
+    cost each ``ask`` about 0.1 s."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__))
 
 
 def extensions() -> list[str]:
