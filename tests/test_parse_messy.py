@@ -357,6 +357,56 @@ def test_underlined_headings_of_typed_text_are_read_as_headings() -> None:
     assert [u.rule_id for u in forced.units] == [u.rule_id for u in result.units]
 
 
+def test_typed_text_look_alikes_of_headings_stay_text() -> None:
+    """A review of the underlined headings: numbered steps in a list ("1) Roll
+    off" over "2) ...") were taken for headings and their sections lost; a
+    table's header between two dashed rules, its columns lined up, became a
+    rule; "MISSION 1".."MISSION 4" in a "MISSION PACK" were dropped as page
+    footers (any words of the book's first line counted as its name)."""
+    steps = (
+        "Quickfire Rules\n===============\n\nThese rules get you playing.\n\n"
+        "Turn Sequence\n-------------\n\nEach turn is played in this order:\n\n"
+        "1) Movement phase\n2) Shooting phase\n3) Morale phase\n\n"
+        "A player finishes each phase first.\n\n"
+        "Deployment\n----------\n\n1) Roll off\n2) The winner picks a table edge\n\n"
+        "Morale\n------\n\nRoll a die for each unit.\n"
+    )
+    units = {u.title: u for u in read_text(steps).units}
+    assert list(units) == ["Quickfire Rules", "Turn Sequence", "Deployment", "Morale"]
+    assert "1) Movement phase\n2) Shooting phase\n3) Morale phase" in units["Turn Sequence"].text
+    assert units["Deployment"].parent == "Quickfire Rules"
+    table = (
+        "WEAPONS\n\nEach ranger carries one weapon.\n\n"
+        "-------------------------\nWeapon   Range   Strength\n-------------------------\n"
+        "Musket   24      4\nBow      18      3\n\n"
+        "ARMOUR\n\nArmour saves on a 5+.\n\nMORALE\n\nRoll two dice.\n"
+    )
+    assert [u.title for u in read_text(table).units] == ["WEAPONS", "ARMOUR", "MORALE"]
+    pack = "MISSION PACK\n\n" + "".join(
+        f"MISSION {n}\n\n"
+        + "".join(f"Line {k} of mission {n}, a rule.\n" for k in range(12))
+        + "\n"
+        for n in range(1, 5)
+    )
+    assert [u.title for u in read_text(pack).units] == [f"MISSION {n}" for n in range(1, 5)]
+
+
+def test_underlined_markdown_with_its_own_marks_goes_to_the_markdown_reader() -> None:
+    """Underlined headings with "#" subsections, bold or links are Markdown's:
+    read by its reader (a "### 3.1" line was quoted with its marks)."""
+    md = (
+        "Gunnery\n=======\n\nGuns and Firing\n---------------\n\nShips fire **broadsides**.\n\n"
+        "### 3.1 Arcs of Fire\n\nEach gun fires abeam.\n\nDamage\n------\n\nA hit is a hit.\n"
+    )
+    result = read_text(md)
+    assert result.parser == "markdown"
+    assert [(u.rule_id, u.title) for u in result.units][-2:] == [
+        ("3.1", "Arcs of Fire"),
+        ("gunnery/damage", "Damage"),
+    ]
+    assert "Ships fire broadsides." in result.units[0].text
+
+
 def test_hash_headings_in_a_text_file_still_go_to_the_markdown_reader() -> None:
     md = "".join(f"# Part {n}\n\nText of part {n}.\n\n" for n in range(1, 4))
     result = read_text(md)
@@ -370,6 +420,10 @@ def test_a_broken_word_piece_that_is_a_word_keeps_its_hyphen() -> None:
     book = RATS + "\n3 Notes\n\n3.1 Wells\nA well is well-\nknown to rats.\n"
     unit = next(u for u in read_text(book).units if u.rule_id == "3.1")
     assert unit.text == "A well is well- known to rats."
+    # a piece of three letters is as often a prefix: "pre-" + "measure" stays apart
+    book = RATS + "\n3 Notes\n\n3.1 Range\nRats may pre-\nmeasure; preparing is fine.\n"
+    unit = next(u for u in read_text(book).units if u.rule_id == "3.1")
+    assert unit.text == "Rats may pre- measure; preparing is fine."
 
 
 # --- line endings, BOM, typography ---------------------------------------------------------------

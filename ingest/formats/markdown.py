@@ -274,12 +274,23 @@ def _shown_markup(text: str) -> tuple[str, int]:
     return "".join(pieces), left_out
 
 
-def sniff(head: bytes, *, underlined: bool = True) -> bool:
-    """Several Markdown headings: enough that a text file is really Markdown.
-    ``underlined=False`` counts only "#" headings (typed text underlines its
-    headings too)."""
-    setext = len(_SETEXT.findall(head)) if underlined else 0
-    return len(_ATX.findall(head)) + setext >= 3
+def sniff(head: bytes) -> bool:
+    """Several Markdown headings: enough that a text file is really Markdown."""
+    return len(_ATX.findall(head)) + len(_SETEXT.findall(head)) >= 3
+
+
+# Markdown's own marks, which typed text does not use: a "#" heading, strong
+# emphasis, a link, code
+_MARKUP = re.compile(
+    r"^ {0,3}#{1,6}[ \t]+\S|\*\*\S[^*\n]*\*\*|__\S[^_\n]*__|\[[^\]\n]+\]\([^)\s]+\)|`[^`\n]+`",
+    re.M,
+)
+
+
+def marked_up(text: str) -> bool:
+    """Does ``text`` use Markdown's own marks? Underlined headings alone are
+    typed text's as much as Markdown's."""
+    return _MARKUP.search(text) is not None
 
 
 def _parser() -> Any:

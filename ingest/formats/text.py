@@ -27,8 +27,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Collection
-from dataclasses import replace
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from ruleslawyer.ingest.formats import Format, ReadRequest
 from ruleslawyer.ingest.outline import Block, Outline, numbered_rules, opens_numbered_rule
@@ -49,8 +49,13 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         title_fixes=request.title_fixes,
     )
     # Underlined headings ("Movement" over "--------") are typed text's as much
-    # as Markdown's, and read here; "#" headings are Markdown's alone
-    if result.parser == "plain" and markdown.sniff(text.encode("utf-8")[:4096], underlined=False):
+    # as Markdown's, and read here, unless the text is marked up as Markdown
+    # too ("#" headings, "**bold**", "[a link](...)")
+    if (
+        result.parser == "plain"
+        and markdown.sniff(text.encode("utf-8")[:4096])
+        and markdown.marked_up(text)
+    ):
         result = markdown.read(text.encode("utf-8"), replace(request, encoding=None))
         result.format = "markdown"
         return result
@@ -103,7 +108,7 @@ _MAX_UNDERLINED_WORDS = 12
 # A table's rule under its header ("-----+----+----", "|---|---|").
 _TABLE_RULE = re.compile(r"\s*[|+]?(?:[-=:]{2,}[|+])+[-=:]*[|+]?\s*")
 # A list's item: a bullet, or a letter or number in brackets ("a)", "(ii)").
-_ITEM = re.compile(r"(?:[*\u2022+-]|\(?[a-z0-9]{1,3}\))\s+\S", re.I)
+_ITEM = re.compile(r"(?:[*\u2022+-]|\(?[a-z0-9]{1,3}\)|\d{1,3}\.)\s+\S", re.I)
 
 
 def _underlined(lines: list[str], i: int) -> int:
@@ -116,6 +121,7 @@ def _underlined(lines: list[str], i: int) -> int:
         not text
         or text[-1] in ".,;"
         or len(text.split()) > _MAX_UNDERLINED_WORDS
+        or "  " in text  # a table's header, its columns lined up ("Weapon  Range")
         or _UNDERLINE.fullmatch(lines[i])
         or (i > 0 and lines[i - 1].strip() and not _UNDERLINE.fullmatch(lines[i - 1]))
     ):
@@ -154,6 +160,20 @@ def _on_its_own_line(line: str, last: str) -> bool:
     return bool(_ITEM.match(line)) or (line.count("|") >= 1 and last.count("|") >= 1)
 
 
+def _list_runs(lines: list[str]) -> set[int]:
+    """The numbered lines (by index) that are a list's items, not headings:
+    two or more numbered alike on consecutive lines ("1) Roll off" over "2) The
+    winner picks a table edge"), each with nothing under it but the next."""
+    depth = [
+        m.group(1).count(".") if (m := _NUMBERED.match(line.strip())) else -1 for line in lines
+    ]
+    return {
+        i
+        for i, d in enumerate(depth)
+        if d >= 0 and ((i + 1 < len(lines) and depth[i + 1] == d) or (i > 0 and depth[i - 1] == d))
+    }
+
+
 def _numbered_headings(outline: Outline) -> int:
     return sum(1 for b in outline.blocks if b.level and _NUMBERED.match(b.text))
 
@@ -189,9 +209,10 @@ def _page_furniture(lines: list[str]) -> set[int]:
     out: set[int] = set()
     for shape, found in seen.items():
         words = _words(shape)
-        # no words, or the book's name, or only its own ("-- page 3 --")
+        # no words, or the book's name, or only "page" ("-- page 3 --"); not a
+        # heading of the book's words ("MISSION 1" in the "MISSION PACK")
         if len(found) < _FURNITURE_REPEATS or (
-            words and not ((title and title <= words) or words <= title | _PAGE)
+            words and not ((title and title <= words) or words <= _PAGE)
         ):
             continue
         apart = all(b[0] - a[0] >= _PAGE_LINES for a, b in itertools.pairwise(found))
@@ -205,26 +226,58 @@ def _words(line: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in re.findall(r"[^\W\d_]+", line))
 
 
-def _joined(para: list[str], line: str, text: str, words: Collection[str]) -> bool:
+@dataclass(frozen=True)
+class _Vocabulary:
+    """How the book writes its words, counted once (a book of thousands of
+    broken lines searched the whole text again for each of them)."""
+
+    words: frozenset[str]  # every word, folded
+    alone: frozenset[str]  # words written somewhere whole, not as a piece of a broken one
+    starts: tuple[str, ...]  # ``alone``, sorted: the words a piece may begin
+    compounds: frozenset[str]  # "well-known", as written
+
+    @classmethod
+    def of(cls, text: str) -> _Vocabulary:
+        counts = Counter(w.casefold() for w in re.findall(r"[^\W\d_]+", text))
+        pieces = Counter(w.casefold() for m in _LINE_BREAK.finditer(text) for w in m.groups())
+        alone = frozenset(w for w, n in counts.items() if n > pieces[w])
+        return cls(
+            frozenset(counts),
+            alone,
+            tuple(sorted(alone)),
+            frozenset(re.findall(r"[^\W\d_]+-[^\W\d_]+", text)),
+        )
+
+    def begins_a_word(self, piece: str) -> bool:
+        at = bisect.bisect_right(self.starts, piece)
+        return at < len(self.starts) and self.starts[at].startswith(piece)
+
+
+# a word broken over a line's end: its two pieces
+_LINE_BREAK = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([^\W\d_]+)")
+
+
+def _joined(para: list[str], line: str, vocabulary: _Vocabulary) -> bool:
     """Join ``line`` to the paragraph's last line as the rest of a word broken
     there, where the text itself says how the word is written: whole elsewhere
-    ("de-" + "clare" is "declare", ``words``), or with its hyphen ("well-"
-    + "known" is "well-known"), or the piece before the break is no word of
-    the book's but begins some ("declar-" + "ing", where "declares" is
-    written). Else it is left as it was ("just- in-time")."""
+    ("de-" + "clare" is "declare"), or with its hyphen ("well-" + "known" is
+    "well-known"), or each piece is no word of the book's and the first begins
+    some ("declar-" + "ing", where "declares" is written; not "non-" +
+    "player", "pre-" + "measure", "Pre-" + "and post-game"). Else it is left
+    as it was ("just- in-time"), which still finds both pieces."""
     m = _BROKEN_WORD.search(para[-1]) if para else None
     rest = re.match(r"[^\W\d_]+", line) if line[:1].islower() else None
     if m is None or rest is None:
         return False
-    head = m.group(1).casefold()
-    if f"{m.group(1)}-{rest.group(0)}" in text:
+    head, tail = m.group(1).casefold(), rest.group(0).casefold()
+    if f"{m.group(1)}-{rest.group(0)}" in vocabulary.compounds:
         para[-1] += line
-    elif (head + rest.group(0)).casefold() in words or (
-        # "declar-" + "ing": no word of its own, but the start of the book's
-        # words ("declares"), so a piece of one ("well-" + "known" is not)
-        len(head) >= 3
-        and not re.search(rf"\b{re.escape(m.group(1))}\b(?!-[ \t]*\n)", text, re.I)
-        and any(w.startswith(head) and len(w) > len(head) for w in words)
+    elif (head + tail) in vocabulary.words or (
+        # (a piece of three letters is as often a prefix: "pre-", "sub-", "non-")
+        len(head) >= 4
+        and head not in vocabulary.alone
+        and tail not in vocabulary.alone
+        and vocabulary.begins_a_word(head)
     ):
         para[-1] = para[-1][:-1] + line
     else:
@@ -298,7 +351,7 @@ def heading_lines(text: str) -> Outline | None:
     lines = text.split("\n")
     furniture = _page_furniture(lines)
     lines = [line for n, line in enumerate(lines) if n not in furniture]
-    words = _words(text)
+    vocabulary = _Vocabulary.of(text)
     blocks: list[Block] = []
     para: list[str] = []
 
@@ -308,6 +361,7 @@ def heading_lines(text: str) -> Outline | None:
             para.clear()
 
     contents, listed = _contents(lines)
+    steps = _list_runs(lines)
     skip = -1
     standing = 0  # the level of the last heading not run in over its text
     for i, line in enumerate(lines):
@@ -317,7 +371,7 @@ def heading_lines(text: str) -> Outline | None:
         next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
         level = (
             _underlined(lines, i)
-            or _heading_level(line, prev_blank, next_blank)
+            or (0 if i in steps else _heading_level(line, prev_blank, next_blank))
             or (1 if i in listed else 0)
         )
         if level:
@@ -336,7 +390,7 @@ def heading_lines(text: str) -> Outline | None:
                 flush()  # one numbered rule a line, with no blank line between
             if para and _on_its_own_line(line.strip(), para[-1].rsplit("\n", 1)[-1]):
                 para[-1] += "\n" + " ".join(line.split())
-            elif not _joined(para, line.strip(), text, words):
+            elif not _joined(para, line.strip(), vocabulary):
                 # a table's row: its cells apart by " | ", not by the spaces lining them up
                 para.append(" ".join(line.split()) if "|" in line else line.strip())
         else:
