@@ -246,71 +246,137 @@ def rulebook_files(paths: Iterable[Path], extensions: Iterable[str]) -> list[Pat
 
 
 def source_of(path: Path | str) -> str:
-    """What the library records as where a file was added from: its absolute path."""
-    return str(Path(path).expanduser().resolve())
+    """What the library records as where a file was added from: its absolute
+    path ("" for a path the UTF-8 manifest cannot hold, a folder named in an
+    old archive's encoding: such a file is matched by its bytes instead)."""
+    where = str(Path(path).expanduser().resolve())
+    try:
+        where.encode("utf-8")
+    except UnicodeEncodeError:
+        return ""
+    return where
+
+
+def _holds(book: Rulebook, data: bytes) -> bool:
+    try:
+        return book.path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def library_names(
-    files: Sequence[Path], held: Iterable[Rulebook], extensions: Iterable[str]
+    files: Sequence[tuple[Path, bytes]],
+    held: Iterable[Rulebook],
+    extensions: Iterable[str],
+    game: str,
 ) -> list[str]:
-    """The name the library stores each of ``files`` under (the name citations show).
+    """The name the library stores each of ``files`` (path, bytes as stored)
+    under: the name citations show. ``held`` is every rulebook loaded (the
+    seeds' names are never given to a library file).
 
     The library is one flat folder, so a name is the file's own name made
-    safe (``safe_name``), with two exceptions:
+    safe (``safe_name``), but a file the library already holds keeps the name
+    it was stored under, whatever else is added beside it, so that a docs
+    folder added again after it grew replaces its files instead of adding
+    second copies under new names (which would then be quoted beside the new
+    text). A file is known as one the library holds when it comes from the
+    same place; else, among ``game``'s files, by its bytes (the folder moved
+    or renamed, or the file added before the library kept where files come
+    from); else when one of them came from a place that is gone and had the
+    same name in a folder of the same name (the folder moved, and the file was
+    edited).
 
-    - a file the library already holds from the same place keeps the name it
-      was stored under, whatever else is added beside it: a docs folder added
-      again after it grew must replace its files, not add second copies of
-      them under new names (which would then be quoted beside the new text);
-    - a new file sharing its name with another file of this one addition (a
-      docs site's ``core/index.md`` and ``combat/index.md``), or with the
-      name a file kept by its place has, is named by the folders above it, as
-      few as tell them apart: ``core-index.md``, ``combat-index.md``.
-
-    Two files no folder tells apart (``Ärger.md`` and ``Ürger.md``, both
-    ``_rger.md``) are refused. A name the library holds for a file from
-    elsewhere (an expansion's ``rules.md`` beside the core book's) is left to
+    A new file sharing its name with another file of this one addition (a
+    docs site's ``core/index.md`` and ``combat/index.md``), or with a name
+    kept or taken as above, is named by the folders above it, as few as
+    tell it apart from those and from the library's other files:
+    ``core-index.md``, ``combat-index.md``. Two files no folder tells apart
+    are refused, and so are namesakes of a library file added before the
+    library kept where files come from (which of them it was cannot be
+    told). A plain name the library holds for a file from elsewhere (an
+    expansion's ``rules.md`` beside the core book's) is left to
     ``check_replacements``, which refuses it unless it is meant to replace.
     """
     known = tuple(e.lower() for e in extensions)
-    by_source = {b.source: b.file for b in held if b.source}
-    names: list[str | None] = [by_source.get(source_of(f)) for f in files]
-    kept = {n for n in names if n is not None}
-    plain = [safe_name(f.name, known) for f in files]
+    held = list(held)
+    library = [b for b in held if b.origin == "library"]
+    reserved = {b.file for b in held if b.origin != "library"}
+    names: list[str | None] = [None] * len(files)
+    claimed: set[str] = set()
+
+    def claim(i: int, book: Rulebook | None) -> None:
+        if book is not None and book.file not in claimed:
+            names[i] = book.file
+            claimed.add(book.file)
+
+    sources = [source_of(f) for f, _ in files]
+    by_source = {b.source: b for b in library if b.source}
+    for i in range(len(files)):
+        claim(i, by_source.get(sources[i]) if sources[i] else None)
+    mine = [b for b in library if b.game == game]
+    for i, (_, data) in enumerate(files):
+        if names[i] is None:
+            claim(i, next((b for b in mine if b.file not in claimed and _holds(b, data)), None))
+    for i in range(len(files)):
+        if names[i] is None and sources[i]:
+            tail = Path(sources[i]).parts[-2:]
+            claim(
+                i,
+                next(
+                    (
+                        b
+                        for b in mine
+                        if b.file not in claimed
+                        and b.source
+                        and Path(b.source).parts[-2:] == tail
+                        and not Path(b.source).exists()
+                    ),
+                    None,
+                ),
+            )
+    plain = [safe_name(f.name, known) for f, _ in files]
+    shared = Counter(plain)
     groups: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         if name is None:
             groups.setdefault(plain[i], []).append(i)
-    shared = Counter(plain)
+    unsourced = {b.file for b in library if not b.source and b.file not in claimed}
+    taken = claimed | reserved | {b.file for b in library if b.file not in claimed}
     for stored, members in groups.items():
-        if shared[stored] == 1 and stored not in kept:
+        if shared[stored] == 1 and stored not in claimed and stored not in reserved:
             names[members[0]] = stored
             continue
+        if stored in unsourced:
+            raise InputError(
+                f"{files[members[0]][0]}: the library's {stored} was added before it kept "
+                "where each file comes from, so which of these files it is cannot be "
+                f"told; remove it first (ruleslawyer remove {stored}) and add them again"
+            )
         # the folders above each file, nearest first, the root left out
-        parts = [Path(source_of(files[i])).parts[1:] for i in members]
+        parts = [Path(sources[i] or files[i][0].absolute()).parts[1:] for i in members]
         for depth in range(1, max(len(p) for p in parts)):
             tried = [safe_name("-".join(p[-depth - 1 :]), known) for p in parts]
-            if len(set(tried)) == len(tried) and not kept & set(tried):
+            if len(set(tried)) == len(tried) and not taken & set(tried):
                 for i, name in zip(members, tried, strict=True):
                     names[i] = name
                 break
         else:
-            clash = [files[i] for i in members[:2]]
+            clash = [str(files[i][0]) for i in members[:2]]
             if len(clash) == 1:
-                clash.append(Path(next(s for s, n in by_source.items() if n == stored)))
+                clash.append(f"the library's {stored}")
             raise InputError(
                 f"{clash[0]} and {clash[1]}: both would be stored as {stored}; the library "
                 "keeps one file per name, so rename one"
             )
-    taken: dict[str, Path] = {}
-    for f, name in zip(files, names, strict=True):
+    stored_as: dict[str, Path] = {}
+    for (f, _), name in zip(files, names, strict=True):
         assert name is not None
-        if name in taken:  # a folder's name matching another's file name ("a-b.md")
+        if name in stored_as:  # a folder's name matching another's file name ("a-b.md")
             raise InputError(
-                f"{taken[name]} and {f}: both would be stored as {name}; the library "
+                f"{stored_as[name]} and {f}: both would be stored as {name}; the library "
                 "keeps one file per name, so rename one"
             )
-        taken[name] = f
+        stored_as[name] = f
     return [n for n in names if n is not None]
 
 
@@ -336,6 +402,9 @@ def add_to_library(
     target = library / fname
     _atomic_write(target, data)
     catalog = read_manifest(library, "library")
+    before = next((b for b in catalog.rulebooks if b.file == fname), None)
+    # an upload (no source) keeps where the CLI had added the file from
+    source = source or (before.source if before is not None else "")
     book = Rulebook(
         target, game, title or Path(fname).stem, "", {}, "library", format, source=source
     )

@@ -214,8 +214,16 @@ class RulesService:
                 new.append((p, data, fmt.name))
         with self._ingest_lock():
             library = self.settings.library_dir
-            held = [b for b in self.catalog().rulebooks if b.origin == "library"]
-            as_named = library_names([p for p, _, _ in new], held, formats.extensions())
+            as_named = (
+                library_names(
+                    [(p, data) for p, data, _ in new],
+                    self.catalog().rulebooks,
+                    formats.extensions(),
+                    g,
+                )
+                if new
+                else []
+            )
             stored = [(p, n, data) for (p, data, _), n in zip(new, as_named, strict=True)]
             replaced = (
                 check_replacements(library, stored, g, replace_existing=replace) if new else []
@@ -289,7 +297,8 @@ class RulesService:
                     wanted = of_game
             if not wanted:
                 raise InputError("say which rulebooks to remove: file names, or --game")
-            keep = [b for b in catalog.rulebooks if b.file not in wanted]
+            # a seed of the same name stays (only the library's files go)
+            keep = [b for b in catalog.rulebooks if b.origin != "library" or b.file not in wanted]
             report = self._build(catalog, keep, progress=progress)
             remove_from_library(self.settings.library_dir, wanted)
         self._forget_index()
@@ -302,12 +311,19 @@ class RulesService:
         library knows no file from names none by its last part alone when the
         file of that name came from elsewhere: `remove site1/core/index.md`
         must not take another game's index.md."""
-        if named in seeds or any(b.file == named for b in added):
-            return named
         source = source_of(named)
-        for b in added:
-            if b.source == source:
-                return b.file
+        added_from = next((b for b in added if source and b.source == source), None)
+        if named in seeds or any(b.file == named for b in added):
+            if added_from is not None and added_from.file != named and Path(named).exists():
+                raise InputError(
+                    f"{named}: names both the library's {named} and the file "
+                    f"{added_from.file} was added from; to remove {added_from.file}, give its "
+                    f"full path ({source}); to remove the library's {named}, run this from "
+                    "another folder"
+                )
+            return named
+        if added_from is not None:
+            return added_from.file
         name = Path(named).name or named
         book = next((b for b in added if b.file == name), None)
         if book is not None and book.source and name != named:

@@ -454,6 +454,128 @@ def test_remove_by_path_takes_the_file_added_from_there(
     assert library_files(data_dir) == ["index.md", "combat-index.md"]
 
 
+def test_a_moved_or_older_library_file_is_known_and_not_copied_again(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """A review of the naming by place: a folder moved elsewhere, or a library
+    from before the library kept where files come from (no `source`), got its
+    files stored again under new names beside the old ones, the old text quoted
+    first. A file is known by its bytes too, and, when the place it came from
+    is gone, by its name and folder; a namesake of an older file that cannot
+    be told apart is refused, as the whole folder was before."""
+    site = tmp_path / "old" / "site"
+    write_pages(site, {"core/index.md": "Activation"})
+    code, _, err = cli_run("ingest", str(site), "--game", "docsite", data_dir=data_dir)
+    assert code == 0 and library_files(data_dir) == ["index.md"], err
+    write_pages(site, {"combat/index.md": "Shooting"})
+    moved = tmp_path / "new" / "site"
+    moved.parent.mkdir()
+    site.rename(moved)
+    code, _, err = cli_run("ingest", str(moved), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["index.md", "combat-index.md"]
+    # moved again and edited: its old place is gone, its name and folder match
+    (moved / "core" / "index.md").write_text("# Activation\n\nEdited.\n", encoding="utf-8")
+    again = tmp_path / "again"
+    moved.rename(again)
+    code, _, err = cli_run(
+        "ingest", str(again), "--game", "docsite", "--replace", data_dir=data_dir
+    )
+    assert code == 0, err
+    assert library_files(data_dir) == ["index.md", "combat-index.md"]
+    _, units = rules_json(cli_run, data_dir, "--game", "docsite")
+    assert sorted(u["text"] for u in units) == ["Edited.", "The shooting rules."]
+    # a manifest written before sources were kept: an unchanged file is known by
+    # its bytes; an edited namesake is refused, library and index untouched
+    manifest = data_dir / "rulebooks" / "manifest.toml"
+    manifest.write_text(
+        "\n".join(
+            line for line in manifest.read_text().splitlines() if not line.startswith("source")
+        ),
+        encoding="utf-8",
+    )
+    (again / "combat" / "index.md").write_text("# Shooting\n\nTwice.\n", encoding="utf-8")
+    (again / "core" / "index.md").write_text("# Activation\n\nEdited again.\n", encoding="utf-8")
+    before, library = index_state(data_dir), library_state(data_dir)
+    code, _, err = cli_run("ingest", str(again), "--game", "docsite", data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "was added before it kept where each file comes from" in line, line
+    assert index_state(data_dir) == before and library_state(data_dir) == library
+
+
+def test_generated_names_keep_clear_of_seeds_and_other_games(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """pack/40k/actions.txt was stored as 40k-actions.txt, a seed's name, and
+    removing it dropped the seed's rules; a second game's docs site laid out as
+    the first was refused, --replace offered to take the first game's files."""
+    for game in ("40k", "aos"):
+        (tmp_path / "pack" / game).mkdir(parents=True)
+        (tmp_path / "pack" / game / "actions.txt").write_text(
+            f"{game.upper()} House Actions\n\n99.01 A {game} unit may dig in.\n", encoding="utf-8"
+        )
+    code, _, err = cli_run(
+        "ingest", str(tmp_path / "pack"), "--game", "homebrew", data_dir=data_dir
+    )
+    assert code == 0, err
+    assert library_files(data_dir) == ["pack-40k-actions.txt", "pack-aos-actions.txt"]
+    code, out, err = cli_run("remove", "--game", "homebrew", data_dir=data_dir)
+    assert code == 0 and "40k: 65" in out, out + err
+    for game in ("alpha", "beta"):
+        write_pages(
+            tmp_path / f"{game}-docs", {"core/index.md": "Moving", "combat/index.md": "Fighting"}
+        )
+        code, _, err = cli_run(
+            "ingest", str(tmp_path / f"{game}-docs"), "--game", game, data_dir=data_dir
+        )
+        assert code == 0, err
+    assert library_files(data_dir) == [
+        "combat-index.md",
+        "core-index.md",
+        "beta-docs-combat-index.md",
+        "beta-docs-core-index.md",
+    ]
+
+
+def test_a_bare_name_that_is_also_the_path_of_another_file_is_refused(
+    cli_run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = tmp_path / "docs"
+    write_pages(docs, {"core/index.md": "Moving"})
+    code, _, err = cli_run(
+        "ingest", str(docs / "core" / "index.md"), "--game", "d", data_dir=data_dir
+    )
+    assert code == 0, err
+    write_pages(docs, {"combat/index.md": "Fighting"})
+    code, _, err = cli_run("ingest", str(docs), "--game", "d", data_dir=data_dir)
+    assert code == 0 and library_files(data_dir) == ["index.md", "combat-index.md"], err
+    monkeypatch.chdir(docs / "combat")
+    before = library_state(data_dir)
+    code, _, err = cli_run("remove", "index.md", data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "names both the library's index.md and the file combat-index.md" in line
+    assert library_state(data_dir) == before
+
+
+def test_an_upload_keeps_where_the_file_was_added_from_and_odd_paths_record_none(
+    tmp_path: Path,
+) -> None:
+    """A page upload (no source) of a file the CLI had added rewrote its entry
+    without the source, so the next folder addition stored it again; a folder
+    named in an old archive's encoding (not UTF-8) ended in an internal error
+    writing the manifest."""
+    from ruleslawyer.ingest.sources import source_of
+
+    library = tmp_path / "library"
+    add_to_library(library, "index.md", b"# A\n\nB.\n", "g", source="/docs/core/index.md")
+    add_to_library(library, "index.md", b"# A\n\nB.\n", "g")
+    assert [b.source for b in read_manifest(library, "library").rulebooks] == [
+        "/docs/core/index.md"
+    ]
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/r\xe9gles/index.md"))
+    assert source_of(odd) == ""
+
+
 def test_files_of_one_addition_sharing_a_name_are_named_apart(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
