@@ -758,7 +758,7 @@ def eval_cmd(
     corpus = _corpus_texts(service)
     items = load_dataset(path, corpus)
     before = load_report(compare) if compare else None
-    service.check_llm()  # a bad model or server fails here, before the run starts
+    service.check_llm(probe=True)  # a bad model or server fails here, before the run starts
     report = run_eval(items, service, pass_game=given_game, progress=not as_json, dataset=path)
     files = write_reports(report, out, compare=before)
     if as_json:

@@ -600,11 +600,18 @@ class RulesService:
                 self._llm = make_llm(self.settings)
             return self._llm
 
-    def check_llm(self) -> None:
-        """Create the LLM backend and check it can be reached; raises ModelError."""
+    def check_llm(self, *, probe: bool = False) -> None:
+        """Create the LLM backend and check it can be reached; raises ModelError.
+
+        ``probe`` also has it generate a token: an eval measures the model, and
+        a model that cannot load (a truncated GGUF) or a server that is no LLM
+        server would otherwise be measured as quotes alone, every answer
+        "fully correct", since the quote is the answer."""
         llm = self.llm()
         if llm is not None:
             llm.check()
+            if probe:
+                llm.complete([{"role": "user", "content": "Reply OK."}], max_tokens=1)
 
     def answerer(self) -> Any:
         from ruleslawyer.answer import Answerer

@@ -338,3 +338,27 @@ def test_a_doc_is_told_by_its_bytes() -> None:
 
     assert detect("old.doc", legacy_doc()).name == "docx"
     assert detect("rules.doc", SMALL_BOOK.encode()).name == "text"
+
+
+def test_eval_refuses_a_model_that_cannot_answer(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """A truncated GGUF (its header intact) passed the eval's check, and every
+    answer was measured as quotes alone: "All 10 questions fully correct", exit
+    0. The eval has the model generate a token first: a one-line error."""
+    good = {
+        "id": "ok-1", "game": "40k", "question": "Can a unit shoot after it advanced?",
+        "expected_verdict": "no", "expected_facts": [], "expected_rules": [],
+        "unanswerable": False, "source": "a test", "seed_quote": "",
+    }  # fmt: skip
+    dataset = tmp_path / "one.jsonl"
+    dataset.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    broken = tmp_path / "cut.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 4096)
+    code, _, err = cli_run(
+        "eval", "--dataset", str(dataset), "--out", str(tmp_path / "r"), "--model", str(broken),
+        data_dir=data_dir,
+    )  # fmt: skip
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().startswith("Error: llama.cpp cannot load"), err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r").exists()

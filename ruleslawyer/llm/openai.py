@@ -277,6 +277,8 @@ class OpenAIHTTPLLM(LLM):
         if response.is_success:
             return
         body = response.read().decode("utf-8", "replace")
+        if body.lstrip()[:1] == "<":  # a web page, not an API's error: not an LLM server
+            body = "a web page, not an OpenAI-compatible API's reply (is the URL right?)"
         raise ModelError(
             f"LLM server at {self.base_url} answered HTTP {response.status_code}"
             + (f": {_one_line(body)}" if body.strip() else "")
