@@ -472,12 +472,16 @@ def answer_schema(rule_ids: Sequence[str]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "answer": {"type": "string", "maxLength": 160},
+            "answer": {"type": "string", "maxLength": ANSWER_CHARS},
             "rule_id": {"type": "string", "enum": list(rule_ids)},
         },
         "required": ["answer", "rule_id"],
         "additionalProperties": False,
     }
+
+
+# The explanation's length limit (in its JSON schema): one or two short sentences.
+ANSWER_CHARS = 160
 
 
 def verify_explanation(
@@ -495,7 +499,11 @@ def verify_explanation(
         return "", [], "explanation dropped: the model's output was cut off or not valid JSON"
     if not isinstance(data, dict):
         return "", [], "explanation dropped: unexpected output shape"
-    text = " ".join(str(data.get("answer", "")).split())
+    said = str(data.get("answer", ""))
+    text = " ".join(said.split())
+    if len(said) >= ANSWER_CHARS and not text.endswith((".", "!", "?")):
+        # stopped by the schema's limit mid-sentence ("...the distance each model in a")
+        return "", [], "explanation dropped: cut off at its length limit"
     rule_id = str(data.get("rule_id", ""))
     quote = str(data.get("quote", ""))
     unit = retrieved.get(rule_id)

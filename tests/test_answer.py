@@ -204,6 +204,13 @@ def test_model_claims_are_verified() -> None:
     text, cites, _ = verify_explanation(invented_quote, retrieved, "answer")
     assert cites == []  # a quote not found verbatim is never shown
     assert verify_explanation('{"answer": "cut off', retrieved, "answer")[0] == ""
+    # stopped by the schema's length limit mid-sentence: dropped, not shown with a stop added
+    long = "Lance adds one to the wound roll " + "for each model in the unit " * 5
+    limit = answer_schema(["24.21"])["properties"]["answer"]["maxLength"]
+    cut = json.dumps({"answer": long[:limit], "rule_id": "24.21", "quote": ""})
+    assert verify_explanation(cut, retrieved, "answer")[2] == (
+        "explanation dropped: cut off at its length limit"
+    )
 
 
 def test_schema_limits_rule_ids_to_retrieved() -> None:
