@@ -39,8 +39,10 @@ METRIC_LABELS: dict[str, str] = {
     "recall_at_1": "retrieval recall@1",
     "recall_at_5": "retrieval recall@5",
     "mrr": "retrieval MRR",
-    "yes_no_accuracy": "yes/no accuracy",
-    "balanced_accuracy": "balanced accuracy",
+    # a yes/no question answered with the quote alone (no badge) counts as not right
+    # here: these measure the badges, "fully correct" the answers
+    "yes_no_accuracy": "yes/no badges right (of all yes/no)",
+    "balanced_accuracy": "badges' balanced accuracy",
     "verdict_coverage": "verdict coverage",
     "verdict_precision": "verdict precision",
     "wrong_verdict_rate": "wrong yes/no",

@@ -52,7 +52,7 @@ def test_write_reports_writes_three_files(report: EvalReport, tmp_path: Path) ->
     assert paths["chart"].read_bytes()[:8] == PNG_SIGNATURE
     md = paths["markdown"].read_text(encoding="utf-8")
     assert "| metric | 40k | aos | warmachine | overall |" in md
-    assert "| balanced accuracy | 1.000 | 0.000 | 0.000 | 0.417 |" in md
+    assert "| badges' balanced accuracy | 1.000 | 0.000 | 0.000 | 0.417 |" in md
     assert "## Failures (4 of 7)" in md
     assert "**q3** (aos)" in md and "**q1**" not in md
     assert "error: model crashed" in md
