@@ -429,9 +429,10 @@ def _llm_overrides(
     default_model: str | None,
     explain: bool | None = None,
 ) -> dict[str, Any]:
-    chosen = sum(bool(x) for x in (model, llm_url, no_llm))
+    chosen = sum(bool(x) for x in (model, llm_url, no_llm, default_model))
     if chosen > 1:
-        raise click.UsageError("choose one of --model, --llm-url and --no-llm")
+        # (--default-model beside --model was quietly ignored)
+        raise click.UsageError("choose one of --model, --default-model, --llm-url and --no-llm")
     if no_llm:
         if explain:
             raise click.UsageError("--explain needs a model: drop --no-llm")

@@ -293,6 +293,11 @@ def test_explain_flag_is_part_of_the_answering_settings(
     assert json.loads(out)["model"].startswith("fake")
     code, _, err = cli_run("ask", open_question, "--no-llm", "--explain", data_dir=data)
     assert code == 2 and "--explain needs a model" in err
+    # two models named: one was quietly used
+    code, _, err = cli_run(
+        "ask", open_question, "--model", "m.gguf", "--default-model", "qwen2.5-1.5b", data_dir=data
+    )
+    assert code == 2 and "choose one of --model, --default-model" in err
     assert _llm_overrides(None, None, False, None, False) == {"explain": False}
     assert _llm_overrides(None, None, False, None, None) == {}
     assert _serve_args({"default_model": "qwen2.5-1.5b", "explain": False}) == [
