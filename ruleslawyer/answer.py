@@ -598,11 +598,14 @@ def compose(verdict: str, explanation: str, evidence: Sequence[Evidence], source
     parts = [f"{lead}." if verdict in ("yes", "no") else f"{lead}:"] if lead else []
     if explanation:
         parts.append(explanation if explanation.endswith((".", "!", "?")) else explanation + ".")
+    text = " ".join(parts)
     if evidence:
         ev = evidence[0]
         faq = "The FAQ answers its own question: " if own_question else ""
-        parts.append(f'{faq}{ev.unit.label}: "{shown_quote(ev.quote)}"')
-    text = " ".join(parts)
+        quote = f'{faq}{ev.unit.label}: "{shown_quote(ev.quote)}"'
+        # the model's words on a line of their own, the book's on the next: run
+        # together, a player could not tell where one ended and the other began
+        text = f"{text}\n{quote}" if explanation else f"{text} {quote}".lstrip()
     # the items of the list that quote introduces, a line each with its number
     for item in evidence[1:]:
         if not item.item:

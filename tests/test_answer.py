@@ -1112,7 +1112,7 @@ def test_an_faq_entry_quoted_for_another_question_says_whose_question_it_answers
         said = compose("quote", "", [Evidence(entry, 0, len(opening), 1.0)])
         assert said.startswith("The FAQ answers its own question:"), opening
     said = compose("answer", "It is fired as one", [Evidence(faq, 0, len(text), 1.0)])
-    assert said.startswith("It is fired as one. The FAQ answers its own question: g ")
+    assert said.startswith("It is fired as one.\nThe FAQ answers its own question: g ")
 
 
 def test_an_faq_question_in_a_long_faq_is_quoted_with_its_answer_not_the_one_before() -> None:
