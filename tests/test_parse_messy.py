@@ -391,6 +391,21 @@ def test_typed_text_look_alikes_of_headings_stay_text() -> None:
     assert [u.title for u in read_text(pack).units] == [f"MISSION {n}" for n in range(1, 5)]
 
 
+def test_a_lone_line_in_capitals_over_its_paragraph_stays_in_its_rule() -> None:
+    """ "DEPLOYMENT" and "GAME LENGTH" side by side under a scenario are its
+    sections; a lone "EXAMPLE" over a paragraph of a rule is part of the rule."""
+    book = (
+        "1.1 Moving\nA model moves 4 inches.\n\nEXAMPLE\nA model with M 4 may move 4 inches.\n\n"
+        "1.2 Shooting\nRoll to hit.\n\n1.3 Fighting\nRoll to hit in melee.\n"
+    )
+    units = {u.title: u for u in read_text(book).units}
+    assert list(units) == ["Moving", "Shooting", "Fighting"]
+    assert (
+        units["Moving"].text
+        == "A model moves 4 inches.\nEXAMPLE A model with M 4 may move 4 inches."
+    )
+
+
 def test_underlined_markdown_with_its_own_marks_goes_to_the_markdown_reader() -> None:
     """Underlined headings with "#" subsections, bold or links are Markdown's:
     read by its reader (a "### 3.1" line was quoted with its marks)."""

@@ -362,21 +362,40 @@ def heading_lines(text: str) -> Outline | None:
 
     contents, listed = _contents(lines)
     steps = _list_runs(lines)
+
+    def standing_level(i: int) -> int:
+        """The level of line ``i`` as a heading standing on its own, or 0."""
+        prev_blank = i == 0 or not lines[i - 1].strip()
+        next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
+        return (
+            _underlined(lines, i)
+            or (0 if i in steps else _heading_level(lines[i], prev_blank, next_blank))
+            or (1 if i in listed else 0)
+        )
+
+    # Headings in capitals run in over their text count where a section has two
+    # or more of them, side by side ("DEPLOYMENT", "GAME LENGTH"): a lone
+    # "EXAMPLE" or "NOTE" over its paragraph is part of the rule it is in.
+    sections: dict[int, list[int]] = {}
+    last = -1
+    for i in range(len(lines) - 1):
+        if i in contents:
+            continue
+        if standing_level(i):
+            last = i
+        elif _run_in_capitals(lines[i], i == 0 or not lines[i - 1].strip(), lines[i + 1]):
+            sections.setdefault(last, []).append(i)
+    run_in = {i for found in sections.values() if len(found) >= 2 for i in found}
+
     skip = -1
     standing = 0  # the level of the last heading not run in over its text
     for i, line in enumerate(lines):
         if i in contents or i == skip:
             continue  # its headings are read where they head their text; an underline
-        prev_blank = i == 0 or not lines[i - 1].strip()
-        next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
-        level = (
-            _underlined(lines, i)
-            or (0 if i in steps else _heading_level(line, prev_blank, next_blank))
-            or (1 if i in listed else 0)
-        )
+        level = standing_level(i)
         if level:
             standing = level
-        elif i + 1 < len(lines) and _run_in_capitals(line, prev_blank, lines[i + 1]):
+        elif i in run_in:
             level = min(standing + 1, 6)  # a section of the heading above it
         if level:
             flush()
