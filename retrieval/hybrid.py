@@ -294,12 +294,6 @@ class HybridRetriever:
         t = tuning or self.tuning
         if len(self.game_names) < 2:
             return self.game_names[0] if self.game_names else None
-        # The player named one game ("In Warmachine, ..."): that is the game, even
-        # where another game's rules match the words better (its rules may lack
-        # the one asked about, which is then turned away, not answered from 40k).
-        named = set(self.detector.named(sig.query)) & set(self.game_names)
-        if len(named) == 1:
-            return named.pop()
         dense = {g: self._best(sig.dense, g) for g in self.game_names}
         bm25 = {g: self._best(sig.bm25, g) for g in self.game_names}
         top_dense, top_bm25 = max(dense.values()), max(bm25.values()) or 1.0

@@ -39,9 +39,6 @@ def test_rule_name_goes_to_the_rule(seeded_service) -> None:
         ("Can a battle-shocked unit start an action in 40k?", "40k"),
         ("can my WIZARD unbind a spell", "aos"),
         ("Can I use tactical gambit if I went second?", "aos"),
-        # the game named outright, though 40k's rules match the words better (the
-        # Warmachine extract has no focus allocation rule: it is turned away there)
-        ("In Warmachine, what is the focus allocation limit for a warjack?", "warmachine"),
     ],
 )
 def test_game_is_detected(seeded_service, question: str, game: str) -> None:
