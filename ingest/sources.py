@@ -249,12 +249,33 @@ def source_of(path: Path | str) -> str:
     """What the library records as where a file was added from: its absolute
     path ("" for a path the UTF-8 manifest cannot hold, a folder named in an
     old archive's encoding: such a file is matched by its bytes instead)."""
-    where = str(Path(path).expanduser().resolve())
+    # absolute, not resolved: the place is the path the player gives ("current/"
+    # linked to this release, then the next), not where a link points today
+    where = os.path.normpath(os.path.abspath(Path(path).expanduser()))
     try:
         where.encode("utf-8")
     except UnicodeEncodeError:
         return ""
     return where
+
+
+def _shared_tail(was: str, now: str) -> int:
+    """How many of the two paths' last parts are the same ("1e/core/index.md"
+    and "new/1e/core/index.md": 3)."""
+    n = 0
+    for a, b in zip(reversed(Path(was).parts), reversed(Path(now).parts), strict=False):
+        if a != b:
+            break
+        n += 1
+    return n
+
+
+def _same_place(was: str, now: str) -> bool:
+    """Is ``now`` where the file added from ``was`` is: the same path, or, that
+    path being gone, the same name in a folder of the same name (moved)."""
+    if not now:
+        return False
+    return was == now or (_shared_tail(was, now) >= 2 and not Path(was).exists())
 
 
 def _holds(book: Rulebook, data: bytes) -> bool:
@@ -319,31 +340,37 @@ def library_names(
             claim(i, next((b for b in mine if b.file not in claimed and _holds(b, data)), None))
     for i in range(len(files)):
         if names[i] is None and sources[i]:
-            tail = Path(sources[i]).parts[-2:]
-            claim(
-                i,
-                next(
-                    (
-                        b
-                        for b in mine
-                        if b.file not in claimed
-                        and b.source
-                        and Path(b.source).parts[-2:] == tail
-                        and not Path(b.source).exists()
-                    ),
-                    None,
+            # moved: of the files whose place is gone, the one sharing the most
+            # of this path's last parts (two editions laid out alike are told
+            # apart by their folders' names), when one does
+            moved = sorted(
+                (
+                    (_shared_tail(b.source, sources[i]), b.file, b)
+                    for b in mine
+                    if b.file not in claimed and b.source and _same_place(b.source, sources[i])
                 ),
+                reverse=True,
             )
+            if moved and (len(moved) == 1 or moved[0][0] > moved[1][0]):
+                claim(i, moved[0][2])
     plain = [safe_name(f.name, known) for f, _ in files]
     shared = Counter(plain)
     groups: dict[str, list[int]] = {}
     for i, name in enumerate(names):
         if name is None:
             groups.setdefault(plain[i], []).append(i)
-    unsourced = {b.file for b in library if not b.source and b.file not in claimed}
+    unsourced = {b.file for b in mine if not b.source and b.file not in claimed}
+    # another game's file of this name: no edition of this file, so a place name
+    # (its --replace would take the other game's rules)
+    others = {b.file for b in library if b.game != game and b.file not in claimed}
     taken = claimed | reserved | {b.file for b in library if b.file not in claimed}
     for stored, members in groups.items():
-        if shared[stored] == 1 and stored not in claimed and stored not in reserved:
+        if (
+            shared[stored] == 1
+            and stored not in claimed
+            and stored not in reserved
+            and stored not in others
+        ):
             names[members[0]] = stored
             continue
         if stored in unsourced:
@@ -458,8 +485,9 @@ def check_replacements(
             same = False
         if same and old.game == game:
             continue
-        if old.game == game and old.source and old.source == source_of(path):
-            # the same file, added again from where it was, edited: an update
+        if old.game == game and old.source and _same_place(old.source, source_of(path)):
+            # the same file, added again from where it was (or from where its
+            # folder moved), edited: an update
             notes.append(f"{stored}: changed since it was added, so its rules are read again")
             continue
         what = "the same file" if same else f"a different {stored}"

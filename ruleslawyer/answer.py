@@ -501,7 +501,7 @@ def verify_explanation(
         return "", [], "explanation dropped: unexpected output shape"
     said = str(data.get("answer", ""))
     text = " ".join(said.split())
-    if len(said) >= ANSWER_CHARS and not text.endswith((".", "!", "?")):
+    if len(said) >= ANSWER_CHARS and not text.endswith((".", "!", "?", ")", '"')):
         # stopped by the schema's limit mid-sentence ("...the distance each model in a")
         return "", [], "explanation dropped: cut off at its length limit"
     rule_id = str(data.get("rule_id", ""))

@@ -252,6 +252,7 @@ def with_context(ev: Evidence) -> Evidence:
 # question's line or the next
 _QUESTION_MARK = re.compile(r"[ \t]*Q[ \t]*[:.][ \t]*")
 _ANSWER_MARK = re.compile(r"(?:(?<=\s)|^)A[ \t]*[:.][ \t]*(?=\S)", re.M)
+_NEXT_QUESTION = re.compile(r"\n[ \t]*Q[ \t]*[:.]")
 
 
 def with_its_answer(ev: Evidence) -> Evidence:
@@ -272,6 +273,8 @@ def with_its_answer(ev: Evidence) -> Evidence:
     # on the question's line or the next
     if answer is None or answer.start() < ev.end or text.count("\n", ev.end, answer.start()) > 1:
         return ev
+    if _NEXT_QUESTION.search(text, ev.end, answer.start()):
+        return ev  # the entry has no answer: the next one's is not its
     if text.count("\n", question.end(), ev.start):
         return ev
     end = text.find("\n", answer.end())

@@ -1151,6 +1151,12 @@ def test_an_faq_question_in_a_long_faq_is_quoted_with_its_answer_not_the_one_bef
     for sentence in ("My Leader has been removed as a casualty.", "Can I still rally?"):
         at = two.text.index(sentence)
         assert with_context(Evidence(two, at, at + len(sentence), 1.0)).quote == entry
+    # an entry with no answer of its own is not given the next entry's (a wrong YES)
+    bare = RuleUnit(
+        "faq3", "g", "FAQ", "Q: My Leader was removed. Can I still rally?\nQ: Can I run? A: Yes."
+    )
+    at = bare.text.index("Can I still rally?")
+    assert "Yes" not in with_context(Evidence(bare, at, at + len("Can I still rally?"), 1.0)).quote
     # a run-in label's colon heads no list: the line before is not its header
     pierce = RuleUnit("p", "g", "Pierce", "Roll to wound.\nPierce: lowers the save by one.")
     start = pierce.text.index("lowers")

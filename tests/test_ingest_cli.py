@@ -503,6 +503,50 @@ def test_a_moved_or_older_library_file_is_known_and_not_copied_again(
     assert index_state(data_dir) == before and library_state(data_dir) == library
 
 
+def test_a_linked_folder_and_two_editions_moved_keep_their_files(
+    cli_run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    """A review: a docs folder added through a link ("current" -> this release)
+    was recorded where the link pointed, so the next release added through the
+    same link was stored beside the old one, the old text first; two editions
+    laid out alike, moved and edited, swapped names."""
+    for release in ("2024-03", "2024-09"):
+        write_pages(tmp_path / release, {"core/index.md": "Moving", "combat/index.md": "Fighting"})
+        (tmp_path / release / "core" / "index.md").write_text(
+            f"# Moving\n\nRelease {release}.\n", encoding="utf-8"
+        )
+    current = tmp_path / "current"
+    current.symlink_to(tmp_path / "2024-03")
+    code, _, err = cli_run("ingest", str(current), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    current.unlink()
+    current.symlink_to(tmp_path / "2024-09")
+    code, _, err = cli_run("ingest", str(current), "--game", "docsite", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["combat-index.md", "core-index.md"]
+    _, units = rules_json(cli_run, data_dir, "--game", "docsite")
+    assert [u["text"] for u in units if u["title"] == "Moving"] == ["Release 2024-09."]
+
+    books = tmp_path / "books"
+    for edition in ("1e", "2e"):
+        write_pages(books / edition, {"core/index.md": f"Edition {edition}"})
+    code, _, err = cli_run("ingest", str(books), "--game", "eds", data_dir=data_dir)
+    assert code == 0, err
+    moved = tmp_path / "moved"
+    books.rename(moved)
+    for edition in ("1e", "2e"):
+        (moved / edition / "core" / "index.md").write_text(
+            f"# Edition {edition}\n\nEdited {edition}.\n", encoding="utf-8"
+        )
+    code, _, err = cli_run("ingest", str(moved), "--game", "eds", data_dir=data_dir)
+    assert code == 0, err
+    _, units = rules_json(cli_run, data_dir, "--game", "eds")
+    assert sorted((u["source"]["file"], u["text"]) for u in units) == [
+        ("1e-core-index.md", "Edited 1e."),
+        ("2e-core-index.md", "Edited 2e."),
+    ]
+
+
 def test_generated_names_keep_clear_of_seeds_and_other_games(
     cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -696,31 +740,44 @@ def library_state(data_dir: Path) -> dict[str, str]:
 OTHER_BOOK = "Siege Rules\n56.01 Ladders let a unit climb a wall of up to 6 inches.\n"
 
 
-@pytest.mark.parametrize("game", ["fortress", "siege"])
 def test_a_file_named_like_a_library_file_is_refused_not_swapped_in(
-    cli_run: Run, data_dir: Path, tmp_path: Path, game: str
+    cli_run: Run, data_dir: Path, tmp_path: Path
 ) -> None:
     """The library keeps one file per name: a core book and its expansion both saved
-    as fortress.txt, or another game's file of that name, would lose a rulebook
-    without a word. Refused, nothing touched; --replace says it is meant."""
+    as fortress.txt would lose a rulebook without a word. Refused, nothing touched;
+    --replace says it is meant. Another game's book of that name is no edition of
+    it: stored under its folder's name beside it (--replace was offered, and would
+    have taken the first game's rules)."""
     add_small_book(cli_run, data_dir, tmp_path, "--game", "fortress")
     other = tmp_path / "expansion" / "fortress.txt"
     other.parent.mkdir()
     other.write_text(OTHER_BOOK, encoding="utf-8")
     before, library = index_state(data_dir), library_state(data_dir)
-    code, _, err = cli_run("ingest", str(other), "--game", game, data_dir=data_dir)
+    code, _, err = cli_run("ingest", str(other), "--game", "fortress", data_dir=data_dir)
     line = one_error_line(err)
     assert code == 1 and "already holds a different fortress.txt" in line, line
     assert "--replace" in line and "rename this file to keep both" in line
     assert index_state(data_dir) == before and library_state(data_dir) == library
 
-    code, out, err = cli_run("ingest", str(other), "--game", game, "--replace", data_dir=data_dir)
+    code, out, err = cli_run(
+        "ingest", str(other), "--game", "fortress", "--replace", data_dir=data_dir
+    )
     assert code == 0, err
     assert "fortress.txt: replaces the earlier fortress.txt of fortress" in out
     _, units = rules_json(cli_run, data_dir)
     ids = {(u["game"], u["rule_id"]) for u in units}
-    assert (game, "56.01") in ids and not any(r == "55.01" for _, r in ids)
+    assert ("fortress", "56.01") in ids and not any(r == "55.01" for _, r in ids)
     assert (data_dir / "rulebooks" / "fortress.txt").read_text(encoding="utf-8") == OTHER_BOOK
+
+    siege = tmp_path / "siege" / "fortress.txt"
+    siege.parent.mkdir()
+    siege.write_text(SMALL_BOOK, encoding="utf-8")
+    code, _, err = cli_run("ingest", str(siege), "--game", "siege", data_dir=data_dir)
+    assert code == 0, err
+    assert library_files(data_dir) == ["fortress.txt", "siege-fortress.txt"]
+    _, units = rules_json(cli_run, data_dir)
+    ids = {(u["game"], u["rule_id"]) for u in units}
+    assert ("fortress", "56.01") in ids and ("siege", "55.01") in ids
 
 
 def test_an_added_files_report_is_not_buried_under_the_others(

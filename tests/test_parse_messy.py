@@ -422,6 +422,20 @@ def test_underlined_markdown_with_its_own_marks_goes_to_the_markdown_reader() ->
     assert "Ships fire broadsides." in result.units[0].text
 
 
+def test_one_markdown_look_alike_leaves_typed_text_to_the_text_reader() -> None:
+    """A "# of Brutes" line, a "*****" divider or a "______" blank is one mark
+    that looks like Markdown's: a typed book with one stays typed text (it went
+    to the Markdown reader and lost the rule before a page break again), and an
+    underlined heading with a double space is still one."""
+    for extra in ("# of Brutes allowed: 1\n\n", "*****\n\n", "Name: ______\n\n"):
+        book = EMBERS.replace("A game of small fights.\n\n", "A game of small fights.\n\n" + extra)
+        result = read_text(book)
+        assert result.parser == "heading lines", extra
+        assert "2.1" in {u.rule_id for u in result.units}, extra
+    book = "Chapter 1  The Basics\n=====================\n\n" + RATS
+    assert read_text(book).units[0].title == "The Basics"  # "Chapter 1" is its number
+
+
 def test_hash_headings_in_a_text_file_still_go_to_the_markdown_reader() -> None:
     md = "".join(f"# Part {n}\n\nText of part {n}.\n\n" for n in range(1, 4))
     result = read_text(md)

@@ -279,18 +279,22 @@ def sniff(head: bytes) -> bool:
     return len(_ATX.findall(head)) + len(_SETEXT.findall(head)) >= 3
 
 
-# Markdown's own marks, which typed text does not use: a "#" heading, strong
-# emphasis, a link, code
+# Markdown's own marks, which typed text does not use: "#" headings, words in
+# strong emphasis, links. Two or more (a typed book's "# of players" line, a
+# "*****" divider or a "______" blank to fill in are one look-alike each).
 _MARKUP = re.compile(
-    r"^ {0,3}#{1,6}[ \t]+\S|\*\*\S[^*\n]*\*\*|__\S[^_\n]*__|\[[^\]\n]+\]\([^)\s]+\)|`[^`\n]+`",
+    r"^ {0,3}#{1,6}[ \t]+\w"
+    r"|\*\*[^\W\d_][^*\n]*?[^\s*]\*\*|__[^\W\d_][^_\n]*?[^\s_]__"
+    r"|\[[^\]\n]+\]\((?:https?://|/|#|\.)[^)\s]*\)",
     re.M,
 )
+MIN_MARKS = 2
 
 
 def marked_up(text: str) -> bool:
-    """Does ``text`` use Markdown's own marks? Underlined headings alone are
-    typed text's as much as Markdown's."""
-    return _MARKUP.search(text) is not None
+    """Does ``text`` use Markdown's own marks, twice or more? Underlined
+    headings alone are typed text's as much as Markdown's."""
+    return sum(1 for _ in itertools.islice(_MARKUP.finditer(text), MIN_MARKS)) >= MIN_MARKS
 
 
 def _parser() -> Any:

@@ -121,7 +121,8 @@ def _underlined(lines: list[str], i: int) -> int:
         not text
         or text[-1] in ".,;"
         or len(text.split()) > _MAX_UNDERLINED_WORDS
-        or "  " in text  # a table's header, its columns lined up ("Weapon  Range")
+        # a table's header, three columns or more lined up ("Weapon  Range  Strength")
+        or len(re.findall(r"\S {2,}(?=\S)", text)) >= 2
         or _UNDERLINE.fullmatch(lines[i])
         or (i > 0 and lines[i - 1].strip() and not _UNDERLINE.fullmatch(lines[i - 1]))
     ):
