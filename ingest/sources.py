@@ -290,10 +290,14 @@ def library_names(
     held: Iterable[Rulebook],
     extensions: Iterable[str],
     game: str,
+    *,
+    by_place: bool = True,
 ) -> list[str]:
     """The name the library stores each of ``files`` (path, bytes as stored)
     under: the name citations show. ``held`` is every rulebook loaded (the
-    seeds' names are never given to a library file).
+    seeds' names are never given to a library file). ``by_place=False`` (the
+    page's uploads, whose folders are temporary) names no file by its folders
+    and matches none by its place: a clash is ``check_replacements``'s.
 
     The library is one flat folder, so a name is the file's own name made
     safe (``safe_name``), but a file the library already holds keeps the name
@@ -330,7 +334,7 @@ def library_names(
             names[i] = book.file
             claimed.add(book.file)
 
-    sources = [source_of(f) for f, _ in files]
+    sources = [source_of(f) if by_place else "" for f, _ in files]
     by_source = {b.source: b for b in library if b.source}
     for i in range(len(files)):
         claim(i, by_source.get(sources[i]) if sources[i] else None)
@@ -362,9 +366,14 @@ def library_names(
     unsourced = {b.file for b in mine if not b.source and b.file not in claimed}
     # another game's file of this name: no edition of this file, so a place name
     # (its --replace would take the other game's rules)
-    others = {b.file for b in library if b.game != game and b.file not in claimed}
+    others = (
+        {b.file for b in library if b.game != game and b.file not in claimed} if by_place else set()
+    )
     taken = claimed | reserved | {b.file for b in library if b.file not in claimed}
     for stored, members in groups.items():
+        if not by_place:
+            names[members[0]] = stored  # the page refuses two uploads of one name
+            continue
         if (
             shared[stored] == 1
             and stored not in claimed
@@ -485,11 +494,23 @@ def check_replacements(
             same = False
         if same and old.game == game:
             continue
-        if old.game == game and old.source and _same_place(old.source, source_of(path)):
-            # the same file, added again from where it was (or from where its
-            # folder moved), edited: an update
+        if old.game == game and old.source and old.source == source_of(path):
+            # the same file, added again from where it was, edited: an update
             notes.append(f"{stored}: changed since it was added, so its rules are read again")
             continue
+        if (
+            not replace_existing
+            and old.game == game
+            and old.source
+            and _same_place(old.source, source_of(path))
+        ):
+            # its place is gone and this one sits as it did: moved, or another
+            # book laid out alike; the player knows which
+            raise InputError(
+                f"{path}: the library's {stored} of {game} was added from {old.source}, "
+                "which is gone; if this is that file moved and edited, add --replace to "
+                "read it in its place; if it is another book, rename it to keep both"
+            )
         what = "the same file" if same else f"a different {stored}"
         if not replace_existing:
             if old.game != game:

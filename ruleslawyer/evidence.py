@@ -252,7 +252,9 @@ def with_context(ev: Evidence) -> Evidence:
 # question's line or the next
 _QUESTION_MARK = re.compile(r"[ \t]*Q[ \t]*[:.][ \t]*")
 _ANSWER_MARK = re.compile(r"(?:(?<=\s)|^)A[ \t]*[:.][ \t]*(?=\S)", re.M)
-_NEXT_QUESTION = re.compile(r"\n[ \t]*Q[ \t]*[:.]")
+# another entry's question mark between a question and an answer (the text
+# reader may have joined the two entries' lines)
+_NEXT_QUESTION = re.compile(r"(?:^|\s)(?:q|question)[ \t]*[:.]", re.I | re.M)
 
 
 def with_its_answer(ev: Evidence) -> Evidence:

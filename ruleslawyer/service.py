@@ -220,6 +220,7 @@ class RulesService:
                     self.catalog().rulebooks,
                     formats.extensions(),
                     g,
+                    by_place=keep_sources,
                 )
                 if new
                 else []

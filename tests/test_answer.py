@@ -1157,6 +1157,11 @@ def test_an_faq_question_in_a_long_faq_is_quoted_with_its_answer_not_the_one_bef
     )
     at = bare.text.index("Can I still rally?")
     assert "Yes" not in with_context(Evidence(bare, at, at + len("Can I still rally?"), 1.0)).quote
+    joined = RuleUnit("faq4", "g", "FAQ", bare.text.replace("\n", " "))  # lines run together
+    at = joined.text.index("Can I still rally?")
+    assert (
+        "Yes" not in with_context(Evidence(joined, at, at + len("Can I still rally?"), 1.0)).quote
+    )
     # a run-in label's colon heads no list: the line before is not its header
     pierce = RuleUnit("p", "g", "Pierce", "Roll to wound.\nPierce: lowers the save by one.")
     start = pierce.text.index("lowers")

@@ -538,7 +538,14 @@ def test_a_linked_folder_and_two_editions_moved_keep_their_files(
         (moved / edition / "core" / "index.md").write_text(
             f"# Edition {edition}\n\nEdited {edition}.\n", encoding="utf-8"
         )
+    # moved and edited, or another book laid out alike whose first is gone: the
+    # player says which (a review: an expansion silently replaced the core book)
+    before = library_state(data_dir)
     code, _, err = cli_run("ingest", str(moved), "--game", "eds", data_dir=data_dir)
+    line = one_error_line(err)
+    assert code == 1 and "which is gone; if this is that file moved and edited" in line
+    assert library_state(data_dir) == before
+    code, _, err = cli_run("ingest", str(moved), "--game", "eds", "--replace", data_dir=data_dir)
     assert code == 0, err
     _, units = rules_json(cli_run, data_dir, "--game", "eds")
     assert sorted((u["source"]["file"], u["text"]) for u in units) == [
@@ -618,6 +625,21 @@ def test_an_upload_keeps_where_the_file_was_added_from_and_odd_paths_record_none
     ]
     odd = Path(os.fsdecode(bytes(tmp_path) + b"/r\xe9gles/index.md"))
     assert source_of(odd) == ""
+
+
+def test_an_upload_is_never_named_by_its_temporary_folder(tmp_path: Path) -> None:
+    """A review: a page upload of rules.md for a second game, another game
+    holding rules.md, was stored as "ruleslawyer-upload-XXXX-rules.md" (its
+    temporary folder), and a second upload added another copy; uploads keep
+    their own names, and a clash is refused as before."""
+    from ruleslawyer.ingest.sources import Rulebook, library_names
+
+    held = [Rulebook(tmp_path / "rules.md", "alpha", origin="library", source="/a/rules.md")]
+    upload = tmp_path / "ruleslawyer-upload-1a2b" / "rules.md"
+    assert library_names([(upload, b"x")], held, [".md"], "beta", by_place=False) == ["rules.md"]
+    assert library_names([(upload, b"x")], held, [".md"], "beta") == [
+        "ruleslawyer-upload-1a2b-rules.md"
+    ]
 
 
 def test_files_of_one_addition_sharing_a_name_are_named_apart(

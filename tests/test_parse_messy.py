@@ -427,11 +427,22 @@ def test_one_markdown_look_alike_leaves_typed_text_to_the_text_reader() -> None:
     that looks like Markdown's: a typed book with one stays typed text (it went
     to the Markdown reader and lost the rule before a page break again), and an
     underlined heading with a double space is still one."""
-    for extra in ("# of Brutes allowed: 1\n\n", "*****\n\n", "Name: ______\n\n"):
+    for extra in (
+        "# of Brutes allowed: 1\n# of Hounds allowed: 2\n\n",
+        "*****\n\n",
+        "Name: ______\n\n",
+    ):
         book = EMBERS.replace("A game of small fights.\n\n", "A game of small fights.\n\n" + extra)
         result = read_text(book)
         assert result.parser == "heading lines", extra
         assert "2.1" in {u.rule_id for u in result.units}, extra
+    # a two-column table's header between two rules is no heading
+    table = (
+        "INJURIES\n\nRoll on the table below.\n\n"
+        "-------------\nRoll    Result\n-------------\n1-2     Dead\n3-6     Fine\n\n"
+    )
+    units = read_text(table + "MORALE\n\nRoll two dice.\n\nARMOUR\n\nSave on 5.\n").units
+    assert [u.title for u in units] == ["INJURIES", "MORALE", "ARMOUR"]
     book = "Chapter 1  The Basics\n=====================\n\n" + RATS
     assert read_text(book).units[0].title == "The Basics"  # "Chapter 1" is its number
 

@@ -280,10 +280,11 @@ def sniff(head: bytes) -> bool:
 
 
 # Markdown's own marks, which typed text does not use: "#" headings, words in
-# strong emphasis, links. Two or more (a typed book's "# of players" line, a
-# "*****" divider or a "______" blank to fill in are one look-alike each).
+# strong emphasis, links. Two or more (a typed book's "*****" divider or a
+# "______" blank to fill in is one look-alike; "# of players" is none: a
+# heading opens with a capital or a number).
 _MARKUP = re.compile(
-    r"^ {0,3}#{1,6}[ \t]+\w"
+    r"^ {0,3}#{1,6}[ \t]+[^\W_a-z]"
     r"|\*\*[^\W\d_][^*\n]*?[^\s*]\*\*|__[^\W\d_][^_\n]*?[^\s_]__"
     r"|\[[^\]\n]+\]\((?:https?://|/|#|\.)[^)\s]*\)",
     re.M,

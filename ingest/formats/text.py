@@ -121,8 +121,10 @@ def _underlined(lines: list[str], i: int) -> int:
         not text
         or text[-1] in ".,;"
         or len(text.split()) > _MAX_UNDERLINED_WORDS
-        # a table's header, three columns or more lined up ("Weapon  Range  Strength")
-        or len(re.findall(r"\S {2,}(?=\S)", text)) >= 2
+        # a table's header, its columns lined up: between two rules ("Roll    Result"),
+        # or three columns or more ("Weapon  Range  Strength")
+        or len(gaps := re.findall(r"\S {2,}(?=\S)", text)) >= 2
+        or (gaps and i > 0 and _UNDERLINE.fullmatch(lines[i - 1]))
         or _UNDERLINE.fullmatch(lines[i])
         or (i > 0 and lines[i - 1].strip() and not _UNDERLINE.fullmatch(lines[i - 1]))
     ):
