@@ -447,6 +447,24 @@ def test_one_markdown_look_alike_leaves_typed_text_to_the_text_reader() -> None:
     assert read_text(book).units[0].title == "The Basics"  # "Chapter 1" is its number
 
 
+def test_a_forum_post_with_one_numbered_list_keeps_all_its_sections() -> None:
+    """A review: a post with underlined headings and one numbered list went to the
+    wiki-rulings parser, which kept the list's items and left the other sections'
+    rules in no unit (a warning only). A reading that keeps all the text wins."""
+    post = (
+        "Re: Quick reference\n\nHere is our cheat sheet.\n\n"
+        "TURN SEQUENCE\n-------------\n\n1. Initiative: roll a D6.\n2. Movement: move.\n"
+        "3. Shooting: shoot.\n4. Combat: fight.\n\n"
+        "MOVEMENT\n--------\n\nDifficult terrain halves movement.\n\n"
+        "COMBAT\n------\n\nRoll a D6 per attack.\n"
+    )
+    result = read_text(post)
+    assert result.parser == "heading lines" and not result.warnings
+    units = {u.title: u for u in result.units}
+    assert "Difficult terrain halves movement." in units["MOVEMENT"].text
+    assert units["TURN SEQUENCE"].text.startswith("1. Initiative: roll a D6.\n2. Movement: move.")
+
+
 def test_hash_headings_in_a_text_file_still_go_to_the_markdown_reader() -> None:
     md = "".join(f"# Part {n}\n\nText of part {n}.\n\n" for n in range(1, 4))
     result = read_text(md)

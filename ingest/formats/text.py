@@ -65,7 +65,11 @@ def read(data: bytes, request: ReadRequest) -> ParseResult:
         # over paragraphs also look like one to it, and would become rulings
         # numbered under the book's title line.
         if outline is not None and (
-            result.parser == "plain" or _numbered_headings(outline) >= MIN_HEADING_LINES
+            result.parser == "plain"
+            or _numbered_headings(outline) >= MIN_HEADING_LINES
+            # the wiki reading leaves text in no rule that the headings hold (a
+            # forum post's one numbered list under its underlined headings)
+            or bool(result.uncovered(text))
         ):
             return request.units(outline, "heading lines")
     gaps = result.uncovered(text)
