@@ -278,13 +278,6 @@ def _same_place(was: str, now: str) -> bool:
     return was == now or (_shared_tail(was, now) >= 2 and not Path(was).exists())
 
 
-def _holds(book: Rulebook, data: bytes) -> bool:
-    try:
-        return book.path.read_bytes() == data
-    except OSError:
-        return False
-
-
 def library_names(
     files: Sequence[tuple[Path, bytes]],
     held: Iterable[Rulebook],
@@ -339,9 +332,19 @@ def library_names(
     for i in range(len(files)):
         claim(i, by_source.get(sources[i]) if sources[i] else None)
     mine = [b for b in library if b.game == game]
+    stored_bytes: dict[str, bytes | None] = {}  # each library file read once, if at all
+
+    def holds(book: Rulebook, data: bytes) -> bool:
+        if book.file not in stored_bytes:
+            try:
+                stored_bytes[book.file] = book.path.read_bytes()
+            except OSError:
+                stored_bytes[book.file] = None
+        return stored_bytes[book.file] == data
+
     for i, (_, data) in enumerate(files):
         if names[i] is None:
-            claim(i, next((b for b in mine if b.file not in claimed and _holds(b, data)), None))
+            claim(i, next((b for b in mine if b.file not in claimed and holds(b, data)), None))
     for i in range(len(files)):
         if names[i] is None and sources[i]:
             # moved: of the files whose place is gone, the one sharing the most
@@ -369,7 +372,7 @@ def library_names(
     others = (
         {b.file for b in library if b.game != game and b.file not in claimed} if by_place else set()
     )
-    taken = claimed | reserved | {b.file for b in library if b.file not in claimed}
+    taken = reserved | {b.file for b in library}  # (every name claimed is a library file's)
     for stored, members in groups.items():
         if not by_place:
             names[members[0]] = stored  # the page refuses two uploads of one name

@@ -375,10 +375,14 @@ def heading_lines(text: str) -> Outline | None:
         prev_blank = i == 0 or not lines[i - 1].strip()
         next_blank = i + 1 >= len(lines) or not lines[i + 1].strip()
         return (
-            _underlined(lines, i)
+            underlined[i]
             or (0 if i in steps else _heading_level(lines[i], prev_blank, next_blank))
             or (1 if i in listed else 0)
         )
+
+    # each line's level read once, for the pass over sections and the outline's
+    underlined = [_underlined(lines, i) for i in range(len(lines))]
+    levels = [standing_level(i) for i in range(len(lines))]
 
     # Headings in capitals run in over their text count where a section has two
     # or more of them, side by side ("DEPLOYMENT", "GAME LENGTH"): a lone
@@ -388,7 +392,7 @@ def heading_lines(text: str) -> Outline | None:
     for i in range(len(lines) - 1):
         if i in contents:
             continue
-        if standing_level(i):
+        if levels[i]:
             last = i
         elif _run_in_capitals(lines[i], i == 0 or not lines[i - 1].strip(), lines[i + 1]):
             sections.setdefault(last, []).append(i)
@@ -399,7 +403,7 @@ def heading_lines(text: str) -> Outline | None:
     for i, line in enumerate(lines):
         if i in contents or i == skip:
             continue  # its headings are read where they head their text; an underline
-        level = standing_level(i)
+        level = levels[i]
         if level:
             standing = level
         elif i in run_in:
@@ -407,7 +411,7 @@ def heading_lines(text: str) -> Outline | None:
         if level:
             flush()
             blocks.append(Block(" ".join(line.split()), level))
-            skip = i + 1 if _underlined(lines, i) else -1
+            skip = i + 1 if underlined[i] else -1
         elif _UNDERLINE.fullmatch(line) or (_TABLE_RULE.fullmatch(line) and para):
             # a rule line across the page, or under a table's header
             continue
